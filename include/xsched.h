@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xsched.h - the public API of libxsched, a lock-less task runtime.
+ *
+ * A runtime owns N worker threads. Work enters it as a root task
+ * (xs_runtime_run) or as one implicit task per worker (xs_runtime_parallel).
+ * Inside a task, xs_task_spawn() creates a child task carrying a small inline
+ * argument block, and xs_task_wait() waits for the children of the current
+ * task. A task always joins its children before it completes (fully strict,
+ * as in Cilk), so argument blocks that point into the parent's stack stay
+ * valid until the parent returns.
+ *
+ * Conventions (liburing style): functions return >= 0 on success and -errno
+ * on failure; constructors return NULL and set errno.
+ */
+#ifndef XSCHED_H
+#define XSCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XSCHED_VERSION_MAJOR 0
+#define XSCHED_VERSION_MINOR 1
+
+/* Largest argument block a task can carry inline (bytes). */
+#define XS_TASK_ARG_MAX 48
+
+struct xs_runtime;
+
+/*
+ * A task body. @arg points to the task's private copy of the argument block
+ * given to xs_task_spawn(); it is valid until the body returns.
+ */
+typedef void (*xs_task_fn)(void *arg);
+
+/*
+ * Create a runtime with @nworkers workers; 0 means XSCHED_WORKERS, or the
+ * number of CPUs in the calling thread's affinity mask. Other settings come
+ * from the XSCHED_* environment (see xs_options_print()). Returns NULL and
+ * sets errno on failure: EINVAL for a bad option (a message naming it is
+ * printed on stderr), ENOMEM, EAGAIN when threads cannot be created.
+ */
+struct xs_runtime *xs_runtime_create(unsigned int nworkers);
+
+/* Stop the workers and free everything. Prints statistics when
+ * XSCHED_SHOW_STATS=1 and writes the profile when XSCHED_PROFILE is set. */
+void xs_runtime_destroy(struct xs_runtime *rt);
+
+/* Run @fn(@arg) as the root task on worker 0 (the calling thread) and
+ * return when it and every task it spawned transitively have completed.
+ * Returns 0, -EINVAL for bad arguments, -EBUSY if called from a worker. */
+int xs_runtime_run(struct xs_runtime *rt, xs_task_fn fn, void *arg);
+
+/* Run @fn(@arg) once on every worker (worker 0 is the calling thread) and
+ * return after the closing team barrier. Same returns as xs_runtime_run(). */
+int xs_runtime_parallel(struct xs_runtime *rt, xs_task_fn fn, void *arg);
+
+/*
+ * Spawn a child of the current task: @fn runs with a private copy of the
+ * @size bytes at @arg (size <= XS_TASK_ARG_MAX). The child is pushed to the
+ * next queue in round-robin order; when that queue is full the child runs
+ * immediately, before xs_task_spawn() returns.
+ * Returns 0, -E2BIG if size > XS_TASK_ARG_MAX, -EPERM outside a task.
+ */
+int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size);
+
+/* Wait until every child spawned so far by the current task has completed,
+ * running other tasks meanwhile. Returns 0 or -EPERM outside a task. */
+int xs_task_wait(void);
+
+/*
+ * Team barrier for the implicit tasks of xs_runtime_parallel(). Returns when
+ * every worker has arrived and no task is queued or running anywhere. Every
+ * worker must call it the same number of times. Returns 0, -EPERM when not
+ * called from an implicit task of xs_runtime_parallel().
+ */
+int xs_barrier_wait(void);
+
+/* The calling worker's id in [0, xs_worker_count()), or -1 outside. */
+int xs_worker_id(void);
+
+/* The number of workers of the calling worker's runtime, or 0 outside. */
+int xs_worker_count(void);
+
+/* Number of workers of @rt. */
+unsigned int xs_runtime_workers(const struct xs_runtime *rt);
+
+/* Print the options table (name, value, range, doc) to @stream-like fd. */
+void xs_options_print(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XSCHED_H */
