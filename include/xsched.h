@@ -89,8 +89,33 @@ int xs_worker_count(void);
 /* Number of workers of @rt. */
 unsigned int xs_runtime_workers(const struct xs_runtime *rt);
 
-/* Print the options table (name, value, range, doc) to @stream-like fd. */
-void xs_options_print(int fd);
+/* Counters summed over all workers (see XSCHED_SHOW_STATS). */
+struct xs_stats {
+	uint64_t tasks_executed;  /* task bodies run, queued and immediate */
+	uint64_t tasks_self;      /* queued tasks run by the worker that created them */
+	uint64_t tasks_other;     /* queued tasks run by another worker */
+	uint64_t immediate;       /* tasks run at once because their queue was full */
+	uint64_t static_pushes;   /* tasks pushed round-robin into a queue */
+	uint64_t parks;           /* times a worker parked on its futex */
+	uint64_t barrier_waves;   /* termination-detection waves reported */
+	uint64_t slabs_allocated; /* task-descriptor slabs taken from malloc */
+};
+
+/* Snapshot @rt's counters into @out. Safe while tasks run (counters are
+ * read relaxed, so a running snapshot is approximate). Returns 0 or
+ * -EINVAL. */
+int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out);
+
+/* One row of the options table that drives the XSCHED_* variables. */
+struct xs_option_info {
+	const char *name;       /* environment variable, e.g. "XSCHED_WORKERS" */
+	const char *doc;        /* one line */
+	const char *range;      /* accepted values, human readable */
+	const char *def;        /* default, human readable */
+};
+
+/* Describe option @index (0, 1, ...). Returns 0, or -ENOENT past the end. */
+int xs_option_describe(unsigned int index, struct xs_option_info *info);
 
 #ifdef __cplusplus
 }

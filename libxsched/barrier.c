@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+/*
+ * barrier.c - tree barrier with termination detection.
+ *
+ * Shape. Workers form a binary tree (parent of i is (i - 1) / 2). A barrier
+ * episode is a series of waves. In each wave every worker waits for the
+ * reports of its children, adds its own counters, and reports the sums to
+ * its parent by writing its own node and releasing `report_seq` (lock-free
+ * gathering: each child writes only its own line, no lock, no RMW). The
+ * root decides: either it releases, or it starts another wave; the decision
+ * travels down the tree, each parent writing its children's `down` word
+ * (lock-less release: plain release stores, no RMW). While it waits, a
+ * worker keeps running the tasks that arrive in its queues.
+ *
+ * Counters. C_w = tasks worker w pushed (static_pushes), incremented before
+ * the task is published; F_w = queued tasks w completed (tasks_self +
+ * tasks_other), incremented after the body and its join returned. A task is outstanding
+ * from its C increment to its F increment, so at any moment the true totals
+ * satisfy F <= C, with equality iff no task is queued or running. Tasks run
+ * immediately (queue full) are part of the task that spawned them and are
+ * not counted. Both counters only grow.
+ *
+ * Why a release is never premature. Let C_k, F_k be the sums gathered in
+ * wave k. Every read of wave k happens-before the root's decision on wave
+ * k (acquire/release chain up the tree), and every read of wave k+1
+ * happens-after it (the wave start travels down before anyone reads). Let t
+ * be the root's decision on wave k.
+ *
+ *  1. Four-counter rule (Mattern): if F_k == C_{k+1}, then at t
+ *     F(t) >= F_k (wave-k reads precede t, counters grow) and
+ *     C(t) <= C_{k+1} (wave-(k+1) reads follow t), so F(t) >= C(t), hence
+ *     F(t) == C(t): nothing was outstanding at t. Every worker had arrived
+ *     before its wave-k read, and a worker inside the barrier creates tasks
+ *     only by running a queued one, of which there were none at t, so none
+ *     can appear later: the state is final and the release is safe.
+ *
+ *  2. First-wave shortcut: if C_1 == R, the total created at the previous
+ *     release (when all R tasks had finished), then no task was created in
+ *     this episode at all. Suppose one was; take the first. Its creator was
+ *     not running a queued task of this episode (that would be an earlier
+ *     one), and the previous episode left none, so it was running its
+ *     implicit or root task, i.e. it had not yet arrived, so its wave-1 read
+ *     came later and counted it: C_1 > R. Hence a barrier in which nobody
+ *     spawned costs one wave up and the release down.
+ *
+ * A worker drains its queues before reporting; that only makes waves more
+ * likely to succeed, it is not needed for safety.
+ */
+#include <errno.h>
+
+#include "runtime.h"
+
+#define XS_DOWN_RELEASE 1u
+
+static inline uint32_t xs_tree_parent(uint32_t i)
+{
+	return (i - 1) / 2;
+}
+
+struct xs_report_wait {
+	struct xs_barrier_node *node;
+	uint64_t seq;
+};
+
+static bool xs_report_arrived(void *arg)
+{
+	struct xs_report_wait *rw = arg;
+
+	/* Acquire pairs with the child's release of report_seq: its sums are
+	 * visible, and so (transitively) are its subtree's counter reads. */
+	return xs_load_acquire(&rw->node->report_seq) >= rw->seq;
+}
+
+static bool xs_down_arrived(void *arg)
+{
+	struct xs_report_wait *rw = arg;
+
+	/* Acquire pairs with the parent's release of our down word. */
+	return xs_load_acquire(&rw->node->down) >> 1 >= rw->seq;
+}
+
+/* Gather wave @seq from the children of @w and add @w's own counters. */
+static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *created,
+			      uint64_t *finished)
+{
+	struct xs_runtime *rt = w->rt;
+
+	*created = 0;
+	*finished = 0;
+	for (uint32_t c = 2 * w->id + 1; c <= 2 * w->id + 2 && c < w->nworkers; c++) {
+		struct xs_barrier_node *cn = &rt->workers[c]->bnode;
+		struct xs_report_wait rw = { cn, seq };
+
+		xs_worker_wait_until(w, xs_report_arrived, &rw);
+		*created += cn->report_created;
+		*finished += cn->report_finished;
+	}
+	/* Own counters last, so they are read after this worker's arrival
+	 * and after the wave start it answers. */
+	*created += xs_load_relaxed(&w->ctr.static_pushes);
+	*finished += xs_counters_queued_done(&w->ctr);
+	xs_counter_inc(&w->ctr.barrier_waves);
+}
+
+/* Root: release after wave @seq? Implements rules 1 and 2 above. */
+static bool xs_barrier_decide(struct xs_worker *root, uint64_t created, uint64_t finished)
+{
+	struct xs_barrier_state *b = &root->bar;
+	bool release;
+
+	if (b->wave_in_episode++ == 0)
+		release = created == b->released_total;
+	else
+		release = b->prev_finished == created;
+	b->prev_finished = finished;
+	if (release) {
+		b->released_total = created;
+		b->wave_in_episode = 0;
+	}
+	return release;
+}
+
+void xs_barrier_arrive_and_wait(struct xs_worker *w)
+{
+	struct xs_runtime *rt = w->rt;
+	uint64_t t0 = xs_prof_begin(w->log);
+
+	for (;;) {
+		uint64_t seq = ++w->bar.seq, created, finished, down;
+		bool release;
+
+		xs_worker_drain(w);
+		xs_barrier_gather(w, seq, &created, &finished);
+		if (w->id == 0) {
+			release = xs_barrier_decide(w, created, finished);
+		} else {
+			struct xs_report_wait rw = { &w->bnode, seq };
+
+			w->bnode.report_created = created;
+			w->bnode.report_finished = finished;
+			/* Release publishes the sums above to the parent's
+			 * acquire in xs_report_arrived(). */
+			xs_store_release(&w->bnode.report_seq, seq);
+			xs_park_notify(&rt->workers[xs_tree_parent(w->id)]->park);
+			xs_worker_wait_until(w, xs_down_arrived, &rw);
+			release = xs_load_relaxed(&w->bnode.down) & XS_DOWN_RELEASE;
+		}
+		down = seq << 1 | (release ? XS_DOWN_RELEASE : 0);
+		for (uint32_t c = 2 * w->id + 1; c <= 2 * w->id + 2 && c < w->nworkers; c++) {
+			struct xs_worker *cw = rt->workers[c];
+
+			/* Release: the decision (and, for a release, every
+			 * task's effects, which we acquired through the
+			 * reports) is visible to the child's acquire. */
+			xs_store_release(&cw->bnode.down, down);
+			xs_park_notify(&cw->park);
+		}
+		if (release)
+			break;
+	}
+	xs_prof_end(w->log, XS_EV_BARRIER, t0);
+}
+
+int xs_barrier_wait(void)
+{
+	struct xs_worker *w = xs_self;
+
+	if (!w || !w->implicit || w->current != w->implicit)
+		return -EPERM;
+	xs_barrier_arrive_and_wait(w);
+	return 0;
+}

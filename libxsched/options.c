@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * options.c - the one table behind every XSCHED_* environment variable.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xsched.h"
+#include "options.h"
+
+extern char **environ;
+
+enum xs_option_kind { XS_OPT_INT, XS_OPT_BOOL, XS_OPT_POW2_OR_ZERO, XS_OPT_PATH };
+
+struct xs_option_def {
+	const char *name;
+	enum xs_option_kind kind;
+	size_t offset;          /* into struct xs_options */
+	int64_t def, min, max;  /* integer kinds */
+	const char *range;      /* for humans: the accepted values */
+	const char *def_text;
+	const char *doc;
+};
+
+#define XS_OPT(field) offsetof(struct xs_options, field)
+
+static const struct xs_option_def xs_option_table[] = {
+	{ "XSCHED_WORKERS", XS_OPT_INT, XS_OPT(workers), 0, 0, 1024, "0..1024", "0",
+	  "worker threads; 0 = the CPUs of the process's affinity mask" },
+	{ "XSCHED_QUEUE_SIZE", XS_OPT_POW2_OR_ZERO, XS_OPT(queue_size), 0, 16, 65536,
+	  "0, or a power of two in 16..65536", "0",
+	  "slots per SPSC queue; XQueue memory is N^2 x (8 x size + 128) bytes; "
+	  "0 = 256, shrunk so that N^2 x 8 x size stays within 32 MiB (minimum 16)" },
+	{ "XSCHED_SPIN_US", XS_OPT_INT, XS_OPT(spin_us), 50, 0, 1000000, "0..1000000", "50",
+	  "microseconds an idle or waiting worker spins before it parks on a futex" },
+	{ "XSCHED_STACK_KIB", XS_OPT_INT, XS_OPT(stack_kib), 16384, 64, 4194304,
+	  "64..4194304", "16384", "stack size of each worker thread in KiB" },
+	{ "XSCHED_SHOW_STATS", XS_OPT_BOOL, XS_OPT(show_stats), 0, 0, 1, "0 or 1", "0",
+	  "print per-worker counters to stderr when the runtime is destroyed" },
+	{ "XSCHED_PROFILE", XS_OPT_PATH, XS_OPT(profile), 0, 0, 0, "a file path", "(off)",
+	  "write a Chrome trace-event JSON event log (Perfetto) here at destroy" },
+	{ "XSCHED_PROFILE_EVENTS", XS_OPT_INT, XS_OPT(profile_events), 1 << 20, 1024,
+	  1 << 28, "1024..268435456", "1048576",
+	  "event-log capacity per worker; later events are counted as dropped" },
+	{ "XSCHED_VERBOSE", XS_OPT_BOOL, XS_OPT(verbose), 0, 0, 1, "0 or 1", "0",
+	  "print the effective options to stderr when a runtime is created" },
+};
+
+#define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))
+
+int xs_option_describe(unsigned int index, struct xs_option_info *info)
+{
+	if (index >= XS_NOPTIONS || !info)
+		return -ENOENT;
+	info->name = xs_option_table[index].name;
+	info->doc = xs_option_table[index].doc;
+	info->range = xs_option_table[index].range;
+	info->def = xs_option_table[index].def_text;
+	return 0;
+}
+
+static const struct xs_option_def *xs_option_find(const char *name, size_t len)
+{
+	for (size_t i = 0; i < XS_NOPTIONS; i++)
+		if (strlen(xs_option_table[i].name) == len &&
+		    !memcmp(xs_option_table[i].name, name, len))
+			return &xs_option_table[i];
+	return NULL;
+}
+
+static int xs_option_reject(const struct xs_option_def *d, const char *value)
+{
+	fprintf(stderr, "xsched: %s=\"%s\" is invalid: expected %s\n", d->name, value,
+		d->range);
+	return -EINVAL;
+}
+
+static int xs_option_parse(const struct xs_option_def *d, const char *value, void *field)
+{
+	char *end;
+	long long v;
+
+	if (d->kind == XS_OPT_PATH) {
+		if (strlen(value) >= sizeof(((struct xs_options *)0)->profile))
+			return xs_option_reject(d, value);
+		strcpy(field, value);
+		return 0;
+	}
+	errno = 0;
+	v = strtoll(value, &end, 10);
+	if (errno || end == value || *end != '\0')
+		return xs_option_reject(d, value);
+	if (d->kind == XS_OPT_POW2_OR_ZERO) {
+		if (v != 0 && (v < d->min || v > d->max || (v & (v - 1))))
+			return xs_option_reject(d, value);
+	} else if (v < d->min || v > d->max) {
+		return xs_option_reject(d, value);
+	}
+	*(int64_t *)field = v;
+	return 0;
+}
+
+/* Warn once per process about XSCHED_* names nobody reads: a typo in an
+ * option name must not be silently ignored. */
+static void xs_options_warn_unknown(void)
+{
+	static _Atomic int warned;
+
+	if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed))
+		return;
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+
+		if (strncmp(*e, "XSCHED_", 7) || !eq)
+			continue;
+		if (!xs_option_find(*e, (size_t)(eq - *e)))
+			fprintf(stderr, "xsched: warning: unknown variable %.*s ignored\n",
+				(int)(eq - *e), *e);
+	}
+}
+
+int xs_options_load(struct xs_options *opt)
+{
+	int ret = 0;
+
+	memset(opt, 0, sizeof(*opt));
+	for (size_t i = 0; i < XS_NOPTIONS; i++) {
+		const struct xs_option_def *d = &xs_option_table[i];
+		void *field = (char *)opt + d->offset;
+		const char *value = getenv(d->name);
+
+		if (d->kind != XS_OPT_PATH)
+			*(int64_t *)field = d->def;
+		if (value && xs_option_parse(d, value, field) < 0)
+			ret = -EINVAL;
+	}
+	xs_options_warn_unknown();
+	return ret;
+}
+
+void xs_options_dump(const struct xs_options *opt)
+{
+	for (size_t i = 0; i < XS_NOPTIONS; i++) {
+		const struct xs_option_def *d = &xs_option_table[i];
+		const void *field = (const char *)opt + d->offset;
+
+		if (d->kind == XS_OPT_PATH)
+			fprintf(stderr, "xsched: %s=%s\n", d->name,
+				*(const char *)field ? (const char *)field : "(off)");
+		else
+			fprintf(stderr, "xsched: %s=%lld\n", d->name,
+				(long long)*(const int64_t *)field);
+	}
+}

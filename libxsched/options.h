@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options.h - the effective settings of one runtime.
+ *
+ * One table in options.c (name, default, range, doc) drives the XSCHED_*
+ * environment variables, XSCHED_VERBOSE=1 output and the README table.
+ */
+#ifndef XSCHED_OPTIONS_H
+#define XSCHED_OPTIONS_H
+
+#include <stdint.h>
+
+struct xs_options {
+	int64_t workers;        /* 0 = CPUs of the affinity mask */
+	int64_t queue_size;     /* slots per SPSC queue; 0 = sized from workers */
+	int64_t spin_us;        /* spin this long before parking */
+	int64_t stack_kib;      /* worker thread stack size */
+	int64_t show_stats;     /* print counters at destroy */
+	int64_t profile_events; /* event-log capacity per worker */
+	int64_t verbose;        /* print effective options at create */
+	char profile[4096];     /* Chrome trace-event JSON path; "" = off */
+};
+
+/*
+ * Fill @opt from the defaults and the XSCHED_* environment. A value outside
+ * its range is an error: a message naming the variable and the accepted
+ * range goes to stderr and -EINVAL is returned. An XSCHED_* variable that is
+ * not in the table gets a warning (once per process).
+ */
+int xs_options_load(struct xs_options *opt);
+
+/* Print the effective values (XSCHED_VERBOSE=1). */
+void xs_options_dump(const struct xs_options *opt);
+
+#endif /* XSCHED_OPTIONS_H */

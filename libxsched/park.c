@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * park.c - futex parking and the membarrier-based asymmetric fence.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "park.h"
+
+bool xs_park_asymmetric;
+
+static pthread_once_t xs_park_once = PTHREAD_ONCE_INIT;
+
+static void xs_park_init_once(void)
+{
+	long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+		return;
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
+		return;
+	/* Written once before any worker exists; pthread_once orders it. */
+	xs_park_asymmetric = true;
+}
+
+bool xs_park_global_init(void)
+{
+	pthread_once(&xs_park_once, xs_park_init_once);
+	return xs_park_asymmetric;
+}
+
+static void xs_heavy_fence(void)
+{
+	xs_fence_seq_cst();
+	if (xs_park_asymmetric)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
+static void xs_futex_wait(_Atomic uint32_t *word, uint32_t val)
+{
+	/* EINTR, EAGAIN (value changed) and spurious returns all send the
+	 * caller back to its condition loop. */
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+void xs_park_wake(struct xs_parker *p)
+{
+	/* Exchange so that of several notifiers exactly one issues the
+	 * syscall; acq_rel orders it after the notifier's publication. */
+	if (xs_exchange_acq_rel(&p->state, XS_PARK_AWAKE) == XS_PARK_SLEEPING)
+		syscall(SYS_futex, &p->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg)
+{
+	xs_store_relaxed(&p->state, XS_PARK_SLEEPING);
+	/* Orders the SLEEPING store before the re-check below; pairs with the
+	 * notifier's fence in xs_park_notify(). */
+	xs_heavy_fence();
+	if (has_work(arg)) {
+		xs_store_relaxed(&p->state, XS_PARK_AWAKE);
+		return false;
+	}
+	while (xs_load_acquire(&p->state) == XS_PARK_SLEEPING)
+		xs_futex_wait(&p->state, XS_PARK_SLEEPING);
+	return true;
+}

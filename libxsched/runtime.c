@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runtime.c - creating, running and destroying a runtime.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+/* Default XQueue size: 256 slots, shrunk so that the N^2 rings stay within
+ * 32 MiB (a 256-worker runtime gets 64-slot queues: 32 MiB of slots). */
+#define XS_QUEUE_DEFAULT 256u
+#define XS_QUEUE_MIN 16u
+#define XS_QUEUE_BUDGET (32u << 20)
+
+static uint32_t xs_default_queue_size(uint32_t n)
+{
+	uint64_t per_queue = XS_QUEUE_BUDGET / ((uint64_t)n * n * sizeof(void *));
+	uint32_t size = XS_QUEUE_DEFAULT;
+
+	while (size > XS_QUEUE_MIN && size > per_queue)
+		size >>= 1;
+	return size;
+}
+
+static uint32_t xs_affinity_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (uint32_t)n : 1;
+}
+
+/* Build worker @w's view of the queue matrix: rows[c] holds the N queues
+ * into worker c, queue p of the row being the one worker p pushes into. */
+static void xs_worker_wire(struct xs_runtime *rt, struct xs_worker *w)
+{
+	size_t qbytes = xs_spsc_bytes(rt->queue_size);
+	uint32_t n = rt->nworkers;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t other = (w->id + k) % n;
+
+		w->out[k] = (struct xs_spsc *)((char *)rt->queue_rows[other] + qbytes * w->id);
+		w->out_worker[k] = rt->workers[other];
+		w->in[k] = (struct xs_spsc *)((char *)rt->queue_rows[w->id] + qbytes * other);
+	}
+}
+
+/* Initialise the queues into @w on @w's own thread (first touch). */
+static void xs_worker_init_row(struct xs_runtime *rt, struct xs_worker *w)
+{
+	size_t qbytes = xs_spsc_bytes(rt->queue_size);
+
+	for (uint32_t p = 0; p < rt->nworkers; p++)
+		xs_spsc_init((struct xs_spsc *)((char *)rt->queue_rows[w->id] + qbytes * p),
+			     rt->queue_size);
+}
+
+static struct xs_worker *xs_worker_create(struct xs_runtime *rt, uint32_t id)
+{
+	struct xs_worker *w = aligned_alloc(XS_CACHE_LINE, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->rt = rt;
+	w->id = id;
+	w->nworkers = rt->nworkers;
+	w->aux_next = 1;
+	w->out = calloc(rt->nworkers, sizeof(*w->out));
+	w->out_worker = calloc(rt->nworkers, sizeof(*w->out_worker));
+	w->in = calloc(rt->nworkers, sizeof(*w->in));
+	xs_task_pool_init(&w->pool, id);
+	if (rt->opt.profile[0])
+		w->log = xs_profile_log_create((uint64_t)rt->opt.profile_events);
+	if (!w->out || !w->out_worker || !w->in || (rt->opt.profile[0] && !w->log)) {
+		free(w->out);
+		free(w->out_worker);
+		free(w->in);
+		xs_profile_log_destroy(w->log);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static void xs_worker_destroy(struct xs_worker *w)
+{
+	if (!w)
+		return;
+	xs_task_pool_destroy(&w->pool);
+	xs_profile_log_destroy(w->log);
+	free(w->out);
+	free(w->out_worker);
+	free(w->in);
+	free(w);
+}
+
+/* Publish a job: fields first, then the sequence number with release
+ * (pairs with the acquire in xs_job_posted()), then wake every worker. */
+static void xs_runtime_post(struct xs_runtime *rt, enum xs_job_kind kind, xs_task_fn fn,
+			    void *arg)
+{
+	rt->job_kind = kind;
+	rt->job_fn = fn;
+	rt->job_arg = arg;
+	xs_store_release(&rt->job_seq, xs_load_relaxed(&rt->job_seq) + 1);
+	for (uint32_t i = 1; i < rt->nworkers; i++)
+		xs_park_notify(&rt->workers[i]->park);
+}
+
+static bool xs_job_posted(void *arg)
+{
+	struct xs_worker *w = arg;
+
+	return xs_load_acquire(&w->rt->job_seq) != w->job_seen;
+}
+
+/*
+ * Start-up handshake. Each worker initialises the queues into it (first
+ * touch on its own thread), counts itself in rows_ready, and waits for the
+ * creator's verdict in `go`: wire up and run, or exit because another
+ * thread could not be created. Wiring needs every row, hence the two steps.
+ */
+enum { XS_GO_WAIT, XS_GO_RUN, XS_GO_ABORT };
+
+static void xs_startup_wait(_Atomic uint32_t *word, uint32_t until)
+{
+	/* Acquire pairs with the release store or increment that satisfies
+	 * the wait: rows written before are initialised when we go on. */
+	while (xs_load_acquire(word) < until)
+		sched_yield();
+}
+
+void *xs_worker_main(void *arg)
+{
+	struct xs_worker *w = arg;
+	struct xs_runtime *rt = w->rt;
+
+	xs_self = w;
+	xs_worker_init_row(rt, w);
+	/* Release publishes the initialised row to the creator's acquire. */
+	atomic_fetch_add_explicit(&rt->rows_ready, 1, memory_order_release);
+	xs_startup_wait(&rt->go, XS_GO_RUN);
+	if (xs_load_relaxed(&rt->go) == XS_GO_ABORT)
+		goto out;
+	xs_worker_wire(rt, w);
+	for (;;) {
+		xs_worker_wait_until(w, xs_job_posted, w);
+		w->job_seen = xs_load_relaxed(&rt->job_seq);
+		if (rt->job_kind == XS_JOB_EXIT)
+			break;
+		xs_worker_run_job(w, rt->job_kind, rt->job_fn, rt->job_arg);
+	}
+out:
+	xs_self = NULL;
+	return NULL;
+}
+
+static int xs_runtime_start_threads(struct xs_runtime *rt)
+{
+	pthread_attr_t attr;
+	uint32_t started = 1;
+	int err = 0;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, (size_t)rt->opt.stack_kib << 10);
+	for (; started < rt->nworkers; started++) {
+		err = pthread_create(&rt->threads[started], &attr, xs_worker_main,
+				     rt->workers[started]);
+		if (err)
+			break;
+	}
+	pthread_attr_destroy(&attr);
+	xs_worker_init_row(rt, rt->workers[0]);
+	xs_startup_wait(&rt->rows_ready, started - 1);
+	if (err) {
+		fprintf(stderr, "xsched: cannot create worker thread %u of %u: %s\n", started,
+			rt->nworkers, strerror(err));
+		xs_store_release(&rt->go, XS_GO_ABORT);
+		for (uint32_t i = 1; i < started; i++)
+			pthread_join(rt->threads[i], NULL);
+		return -err;
+	}
+	/* Release: every row is initialised (we acquired rows_ready) before
+	 * any worker wires itself to the others' rows. */
+	xs_store_release(&rt->go, XS_GO_RUN);
+	xs_worker_wire(rt, rt->workers[0]);
+	return 0;
+}
+
+struct xs_runtime *xs_runtime_create(unsigned int nworkers)
+{
+	struct xs_runtime *rt;
+	size_t qbytes;
+	int err = ENOMEM;
+
+	rt = aligned_alloc(XS_CACHE_LINE, sizeof(*rt));
+	if (!rt)
+		goto fail;
+	memset(rt, 0, sizeof(*rt));
+	if (xs_options_load(&rt->opt) < 0) {
+		err = EINVAL;
+		goto fail;
+	}
+	if (nworkers > 1024) {
+		fprintf(stderr, "xsched: xs_runtime_create(%u): expected 0..1024 workers\n",
+			nworkers);
+		err = EINVAL;
+		goto fail;
+	}
+	if (!nworkers)
+		nworkers = rt->opt.workers ? (uint32_t)rt->opt.workers : xs_affinity_cpus();
+	rt->nworkers = nworkers;
+	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
+					    : xs_default_queue_size(nworkers);
+	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
+	xs_park_global_init();
+	if (rt->opt.verbose) {
+		xs_options_dump(&rt->opt);
+		fprintf(stderr, "xsched: %u workers, %u-slot queues (%zu KiB of XQueue)\n",
+			nworkers, rt->queue_size,
+			(size_t)nworkers * nworkers * xs_spsc_bytes(rt->queue_size) >> 10);
+	}
+
+	rt->workers = calloc(nworkers, sizeof(*rt->workers));
+	rt->queue_rows = calloc(nworkers, sizeof(*rt->queue_rows));
+	rt->threads = calloc(nworkers, sizeof(*rt->threads));
+	if (!rt->workers || !rt->queue_rows || !rt->threads)
+		goto fail;
+	qbytes = xs_spsc_bytes(rt->queue_size);
+	for (uint32_t i = 0; i < nworkers; i++) {
+		/* Not touched here: each worker initialises its own row. */
+		rt->queue_rows[i] = aligned_alloc(XS_CACHE_LINE, qbytes * nworkers);
+		rt->workers[i] = xs_worker_create(rt, i);
+		if (!rt->queue_rows[i] || !rt->workers[i])
+			goto fail;
+	}
+	if (xs_runtime_start_threads(rt) < 0) {
+		err = EAGAIN;
+		goto fail;
+	}
+	return rt;
+
+fail:
+	if (rt) {
+		for (uint32_t i = 0; rt->workers && i < rt->nworkers; i++) {
+			xs_worker_destroy(rt->workers[i]);
+			if (rt->queue_rows)
+				free(rt->queue_rows[i]);
+		}
+		free(rt->workers);
+		free(rt->queue_rows);
+		free(rt->threads);
+		free(rt);
+	}
+	errno = err;
+	return NULL;
+}
+
+/* Run one job with the calling thread as worker 0. */
+static int xs_runtime_job(struct xs_runtime *rt, enum xs_job_kind kind, xs_task_fn fn,
+			  void *arg)
+{
+	struct xs_worker *w0;
+
+	if (!rt || !fn)
+		return -EINVAL;
+	if (xs_self)
+		return -EBUSY;
+	w0 = rt->workers[0];
+	xs_self = w0;
+	xs_runtime_post(rt, kind, fn, arg);
+	w0->job_seen = xs_load_relaxed(&rt->job_seq);
+	xs_worker_run_job(w0, kind, fn, arg);
+	xs_self = NULL;
+	return 0;
+}
+
+int xs_runtime_run(struct xs_runtime *rt, xs_task_fn fn, void *arg)
+{
+	return xs_runtime_job(rt, XS_JOB_RUN, fn, arg);
+}
+
+int xs_runtime_parallel(struct xs_runtime *rt, xs_task_fn fn, void *arg)
+{
+	return xs_runtime_job(rt, XS_JOB_PARALLEL, fn, arg);
+}
+
+unsigned int xs_runtime_workers(const struct xs_runtime *rt)
+{
+	return rt ? rt->nworkers : 0;
+}
+
+void xs_runtime_destroy(struct xs_runtime *rt)
+{
+	if (!rt)
+		return;
+	xs_runtime_post(rt, XS_JOB_EXIT, NULL, NULL);
+	for (uint32_t i = 1; i < rt->nworkers; i++)
+		pthread_join(rt->threads[i], NULL);
+	if (rt->opt.show_stats)
+		xs_stats_print(rt, stderr);
+	if (rt->opt.profile[0]) {
+		int ret = xs_profile_write(rt, rt->opt.profile);
+
+		if (ret < 0)
+			fprintf(stderr, "xsched: XSCHED_PROFILE=%s: cannot write the profile: %s\n",
+				rt->opt.profile, strerror(-ret));
+	}
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		xs_worker_destroy(rt->workers[i]);
+		free(rt->queue_rows[i]);
+	}
+	free(rt->workers);
+	free(rt->queue_rows);
+	free(rt->threads);
+	free(rt);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime.h - the runtime and its workers (internal).
+ */
+#ifndef XSCHED_RUNTIME_H
+#define XSCHED_RUNTIME_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xsched.h"
+#include "atomics.h"
+#include "barrier.h"
+#include "options.h"
+#include "park.h"
+#include "profile.h"
+#include "spsc.h"
+#include "stats.h"
+#include "task.h"
+#include "task_pool.h"
+
+enum xs_job_kind { XS_JOB_RUN, XS_JOB_PARALLEL, XS_JOB_EXIT };
+
+/*
+ * A worker. The first lines are the owner's: only the worker's own thread
+ * reads or writes them (except counters, which others read relaxed). The
+ * lines others write (parker, pool's remote stack, barrier node) are
+ * cache-line aligned members of their own.
+ */
+struct xs_worker {
+	struct xs_task *current;        /* running task; NULL when idle */
+	struct xs_task *implicit;       /* implicit task of a parallel region */
+	struct xs_runtime *rt;
+	uint32_t id;
+	uint32_t nworkers;
+	uint32_t rr;                    /* next out[] index for round-robin spawn */
+	uint32_t aux_next;              /* next auxiliary queue to scan */
+	/* out[k]: my queue inside worker (id + k) % N; out[0] is my master
+	 * queue. in[k]: the queue worker (id + k) % N pushes into me. */
+	struct xs_spsc **out;
+	struct xs_worker **out_worker;  /* consumer of out[k] */
+	struct xs_spsc **in;
+	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
+	uint64_t job_seen;              /* last job sequence number run */
+	struct xs_barrier_state bar;
+	struct xs_counters ctr;
+	struct xs_task_pool pool;
+	struct xs_parker park;
+	struct xs_barrier_node bnode;
+};
+
+struct xs_runtime {
+	struct xs_options opt;
+	uint32_t nworkers;
+	uint32_t queue_size;
+	uint64_t spin_ns;
+	struct xs_worker **workers;
+	void **queue_rows;              /* rows[c]: the N queues into worker c */
+	pthread_t *threads;             /* threads[i] runs worker i (i >= 1) */
+	_Atomic uint32_t rows_ready;    /* start-up: workers whose row is ready */
+	_Atomic uint32_t go;            /* start-up verdict, see runtime.c */
+	/* The job being run. Fields are written before job_seq is released
+	 * and read after it is acquired; see xs_runtime_post(). */
+	xs_cache_aligned _Atomic uint64_t job_seq;
+	enum xs_job_kind job_kind;
+	xs_task_fn job_fn;
+	void *job_arg;
+};
+
+extern __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
+
+/* worker.c */
+struct xs_task *xs_worker_pop(struct xs_worker *w);
+void xs_task_run_queued(struct xs_worker *w, struct xs_task *t);
+void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg);
+void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg);
+void xs_worker_drain(struct xs_worker *w);
+void *xs_worker_main(void *arg);
+void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg);
+
+#endif /* XSCHED_RUNTIME_H */

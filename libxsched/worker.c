@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/*
+ * worker.c - what a worker does: spawn, run, wait, find work, idle.
+ *
+ * XQueue. Worker i owns one SPSC queue from every worker j (j = i is its
+ * master queue). Spawning pushes round-robin over the queues *into* every
+ * worker, starting with the spawner's own master queue (static load
+ * balancing); when the chosen queue is full the child runs immediately.
+ * Popping tries the master queue first, then the auxiliary queues.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime.h"
+
+__thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
+
+static uint64_t xs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Master queue first, newest task first (it is private to this worker);
+ * then the auxiliary queues, oldest first, rotating where to start. */
+struct xs_task *xs_worker_pop(struct xs_worker *w)
+{
+	struct xs_task *t = xs_spsc_pop_newest(w->in[0]);
+
+	if (t || w->nworkers == 1)
+		return t;
+	for (uint32_t n = 1; n < w->nworkers; n++) {
+		uint32_t k = w->aux_next;
+
+		w->aux_next = k + 1 == w->nworkers ? 1 : k + 1;
+		t = xs_spsc_pop(w->in[k]);
+		if (t)
+			return t;
+	}
+	return NULL;
+}
+
+static bool xs_worker_has_queued(struct xs_worker *w)
+{
+	for (uint32_t k = 0; k < w->nworkers; k++)
+		if (xs_spsc_nonempty(w->in[k]))
+			return true;
+	return false;
+}
+
+/* Copy an argument block; the common sizes become a few moves. */
+static inline void xs_arg_copy(void *dst, const void *src, size_t size)
+{
+	switch (size) {
+	case 8: memcpy(dst, src, 8); break;
+	case 16: memcpy(dst, src, 16); break;
+	case 24: memcpy(dst, src, 24); break;
+	case 32: memcpy(dst, src, 32); break;
+	default: memcpy(dst, src, size); break;
+	}
+}
+
+/* Hand a finished child's completion to its parent and free it. */
+static void xs_task_complete(struct xs_worker *w, struct xs_task *t)
+{
+	struct xs_task *parent = t->parent;
+	struct xs_worker *pw = parent->worker;
+
+	if (pw == w) {
+		/* The parent is suspended on this very thread. */
+		parent->done_local++;
+	} else {
+		/* Release publishes everything the child did to the parent's
+		 * acquire in xs_task_children_done(). After this RMW the parent
+		 * may complete and be freed: touch only pw from here on. */
+		xs_fetch_add_release(&parent->done_remote, 1);
+		xs_park_notify(&pw->park);
+	}
+	if (t->pool_owner == w->id)
+		xs_task_free_local(&w->pool, t);
+	else
+		xs_task_pool_free_remote(&w->rt->workers[t->pool_owner]->pool, t);
+}
+
+static bool xs_task_children_done_cb(void *arg)
+{
+	return xs_task_children_done(arg);
+}
+
+/*
+ * Join the children of @t, running other tasks meanwhile. The newest task
+ * of the master queue is most often t's own last child, so that is tried
+ * first without the general waiting loop.
+ */
+static void xs_task_join(struct xs_worker *w, struct xs_task *t)
+{
+	uint64_t t0 = xs_prof_begin(w->log);
+	struct xs_task *next;
+
+	while (!xs_task_children_done(t) && (next = xs_spsc_pop_newest(w->in[0])))
+		xs_task_run_queued(w, next);
+	xs_worker_wait_until(w, xs_task_children_done_cb, t);
+	xs_prof_end(w->log, XS_EV_TASKWAIT, t0);
+}
+
+/* Run @frame (a descriptor living on this thread's stack: root, implicit
+ * or immediate task) with argument @arg to completion, joining its
+ * children. */
+void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg)
+{
+	struct xs_task *saved = w->current;
+
+	frame->worker = w;
+	frame->spawned = 0;
+	w->current = frame;
+	frame->fn(arg);
+	if (frame->spawned && !xs_task_children_done(frame))
+		xs_task_join(w, frame);
+	w->current = saved;
+}
+
+void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
+{
+	uint64_t t0 = xs_prof_begin(w->log);
+	struct xs_task *saved = w->current;
+
+	/* Set before the body runs, hence before any child can read it. */
+	t->worker = w;
+	w->current = t;
+	t->fn(t->arg);
+	if (t->spawned && !xs_task_children_done(t))
+		xs_task_join(w, t);
+	w->current = saved;
+	/* Counted finished only after the body and its join: barrier.c. */
+	xs_counter_inc(t->creator == w->id ? &w->ctr.tasks_self : &w->ctr.tasks_other);
+	xs_prof_end(w->log, XS_EV_TASK, t0);
+	xs_task_complete(w, t);
+}
+
+__attribute__((noinline)) static void xs_task_run_immediate(struct xs_worker *w, xs_task_fn fn, const void *arg,
+				  size_t size)
+{
+	uint64_t t0 = xs_prof_begin(w->log);
+	struct xs_task frame;
+
+	frame.fn = fn;
+	frame.parent = NULL;
+	xs_arg_copy(frame.arg, arg, size);
+	xs_task_run_frame(w, &frame, frame.arg);
+	xs_counter_inc(&w->ctr.immediate);
+	xs_prof_end(w->log, XS_EV_TASK, t0);
+}
+
+int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_spsc *q;
+	struct xs_task *t;
+	uint64_t t0;
+	uint32_t k;
+
+	/* Workers run user code only inside tasks, so w->current is set. */
+	if (xs_unlikely(!w))
+		return -EPERM;
+	if (xs_unlikely(size > XS_TASK_ARG_MAX))
+		return -E2BIG;
+	t0 = xs_prof_begin(w->log);
+	k = w->rr;
+	w->rr = k + 1 == w->nworkers ? 0 : k + 1;
+	q = w->out[k];
+	if (xs_likely(xs_spsc_reserve(q)) && (t = xs_task_alloc(&w->pool))) {
+		t->fn = fn;
+		t->parent = w->current;
+		t->creator = w->id;
+		t->spawned = 0;
+		xs_arg_copy(t->arg, arg, size);
+		if (!w->current->spawned++) {
+			/* First counted child: start the completion counts
+			 * (spawned == 0 means they are not looked at). */
+			w->current->done_local = 0;
+			xs_store_relaxed(&w->current->done_remote, 0);
+		}
+		/* Counted created before it becomes visible: barrier.c. */
+		xs_counter_inc(&w->ctr.static_pushes);
+		xs_spsc_push(q, t);
+		if (k)
+			xs_park_notify(&w->out_worker[k]->park);
+		xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
+		return 0;
+	}
+	xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
+	xs_task_run_immediate(w, fn, arg, size);
+	return 0;
+}
+
+int xs_task_wait(void)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_task *t;
+
+	if (xs_unlikely(!w))
+		return -EPERM;
+	t = w->current;
+	if (t->spawned && !xs_task_children_done(t))
+		xs_task_join(w, t);
+	return 0;
+}
+
+int xs_worker_id(void)
+{
+	return xs_self ? (int)xs_self->id : -1;
+}
+
+int xs_worker_count(void)
+{
+	return xs_self ? (int)xs_self->nworkers : 0;
+}
+
+struct xs_wait_ctx {
+	struct xs_worker *w;
+	bool (*done)(void *);
+	void *arg;
+};
+
+static bool xs_wait_has_work(void *p)
+{
+	struct xs_wait_ctx *c = p;
+
+	return c->done(c->arg) || xs_worker_has_queued(c->w);
+}
+
+/*
+ * Run queued tasks until @done(@arg) holds. With nothing to run, spin for
+ * XSCHED_SPIN_US, yielding the CPU every 64 pauses (the task we wait for may
+ * belong to a thread that is not running: more workers than CPUs, or a
+ * busy machine), then park; whoever makes @done true or pushes to us
+ * notifies our parker (park.h).
+ */
+void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
+{
+	struct xs_wait_ctx ctx = { w, done, arg };
+	uint64_t idle_since = 0, stall_t0 = 0;
+	uint32_t spins = 0;
+
+	while (!done(arg)) {
+		struct xs_task *t = xs_worker_pop(w);
+
+		if (t) {
+			if (idle_since) {
+				xs_prof_end(w->log, XS_EV_STALL, stall_t0);
+				idle_since = 0;
+			}
+			xs_task_run_queued(w, t);
+			continue;
+		}
+		if (!idle_since) {
+			idle_since = xs_now_ns();
+			stall_t0 = xs_prof_begin(w->log);
+			spins = 0;
+		}
+		if (++spins % 64) {
+			xs_cpu_relax();
+			continue;
+		}
+		if (xs_now_ns() - idle_since < w->rt->spin_ns) {
+			sched_yield();
+			continue;
+		}
+		if (xs_park(&w->park, xs_wait_has_work, &ctx))
+			xs_counter_inc(&w->ctr.parks);
+		idle_since = xs_now_ns();
+	}
+	if (idle_since)
+		xs_prof_end(w->log, XS_EV_STALL, stall_t0);
+}
+
+void xs_worker_drain(struct xs_worker *w)
+{
+	struct xs_task *t;
+
+	while ((t = xs_worker_pop(w)))
+		xs_task_run_queued(w, t);
+}
+
+/* Run one job on this worker: the root or implicit task, then the team
+ * barrier, which returns only when every task of the job has completed. */
+void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg)
+{
+	uint64_t t0 = xs_prof_begin(w->log);
+	struct xs_task frame;
+
+	w->rr = 0;
+	if (kind == XS_JOB_PARALLEL || (kind == XS_JOB_RUN && w->id == 0)) {
+		frame.fn = fn;
+		frame.parent = NULL;
+		if (kind == XS_JOB_PARALLEL)
+			w->implicit = &frame;
+		xs_task_run_frame(w, &frame, arg);
+		w->implicit = NULL;
+	}
+	xs_barrier_arrive_and_wait(w);
+	xs_prof_end(w->log, XS_EV_THREAD, t0);
+}

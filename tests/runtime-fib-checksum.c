@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Recursive fib with one spawn per call and no cut-off gives the right
+ * answer for 1..8 workers, repeatedly on one runtime, and every spawned
+ * task is accounted for in the counters.
+ */
+#include "xsched.h"
+#include "xs_test.h"
+
+struct fib_arg {
+	int n;
+	long *out;
+};
+
+static void fib(void *p)
+{
+	struct fib_arg *a = p;
+	long x, y;
+
+	if (a->n < 2) {
+		*a->out = a->n;
+		return;
+	}
+	struct fib_arg left = { a->n - 1, &x }, right = { a->n - 2, &y };
+
+	xs_task_spawn(fib, &left, sizeof left);
+	fib(&right);
+	xs_task_wait();
+	*a->out = x + y;
+}
+
+TEST(fib_all_worker_counts)
+{
+	/* fib(25) = 75025; calls with n >= 2 spawn once: fib(26) - 1. */
+	const long expect = 75025, spawns = 121392;
+
+	for (unsigned p = 1; p <= 8; p++) {
+		struct xs_runtime *rt = xs_runtime_create(p);
+		struct xs_stats st;
+
+		ASSERT_NE(NULL, rt);
+		ASSERT_EQ(p, xs_runtime_workers(rt));
+		for (int rep = 0; rep < 5; rep++) {
+			long out = -1;
+			struct fib_arg a = { 25, &out };
+
+			ASSERT_EQ(0, xs_runtime_run(rt, fib, &a));
+			ASSERT_EQ(expect, out);
+		}
+		ASSERT_EQ(0, xs_runtime_stats(rt, &st));
+		EXPECT_EQ((uint64_t)(5 * spawns), st.tasks_executed);
+		EXPECT_EQ(st.static_pushes, st.tasks_self + st.tasks_other);
+		EXPECT_EQ(st.tasks_executed, st.static_pushes + st.immediate);
+		xs_runtime_destroy(rt);
+	}
+}
+
+TEST_HARNESS_MAIN

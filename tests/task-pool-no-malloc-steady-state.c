@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Ten million tasks, spawned and completed across workers, take task
+ * descriptors from the per-worker pools: after warm-up, no malloc at all.
+ * malloc is interposed by this program (it is defined here, so the
+ * library's calls bind to it) and counted. Sanitizers interpose malloc
+ * themselves; under them only the pool's own slab count is checked.
+ */
+#include <stdatomic.h>
+#include <stddef.h>
+#include "xsched.h"
+#include "xs_test.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define XS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define XS_SANITIZED 1
+#endif
+#endif
+
+static _Atomic long allocations;
+
+#ifndef XS_SANITIZED
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+void *malloc(size_t n)
+{
+	atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t m)
+{
+	atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+	return __libc_calloc(n, m);
+}
+
+void *realloc(void *p, size_t n)
+{
+	atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+	return __libc_realloc(p, n);
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+	atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+	return __libc_memalign(align, n);
+}
+#endif /* !XS_SANITIZED */
+
+#define FANOUT 1000
+#define ROUNDS 10000 /* ROUNDS * FANOUT = 10^7 tasks */
+
+static _Atomic long executed;
+
+static void leaf(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add_explicit(&executed, 1, memory_order_relaxed);
+}
+
+static void round_root(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < FANOUT; i++)
+		xs_task_spawn(leaf, &i, sizeof i);
+	xs_task_wait();
+}
+
+TEST(ten_million_tasks_no_malloc)
+{
+	struct xs_runtime *rt = xs_runtime_create(3);
+	struct xs_stats st;
+	struct xs_stats warm;
+	long before;
+
+	ASSERT_NE(NULL, rt);
+	for (int r = 0; r < 100; r++) /* warm-up: pools reach their size */
+		ASSERT_EQ(0, xs_runtime_run(rt, round_root, NULL));
+	ASSERT_EQ(0, xs_runtime_stats(rt, &warm));
+	before = atomic_load(&allocations);
+	atomic_store(&executed, 0);
+	for (int r = 0; r < ROUNDS; r++)
+		ASSERT_EQ(0, xs_runtime_run(rt, round_root, NULL));
+	EXPECT_EQ(0, atomic_load(&allocations) - before);
+	EXPECT_EQ((long)ROUNDS * FANOUT, atomic_load(&executed));
+	ASSERT_EQ(0, xs_runtime_stats(rt, &st));
+	/* Descriptors came from the pools: no slab after warm-up. */
+	EXPECT_EQ(warm.slabs_allocated, st.slabs_allocated);
+	EXPECT_LT(st.slabs_allocated, 100);
+	xs_runtime_destroy(rt);
+}
+
+TEST_HARNESS_MAIN
