@@ -89,16 +89,47 @@ int xs_worker_count(void);
 /* Number of workers of @rt. */
 unsigned int xs_runtime_workers(const struct xs_runtime *rt);
 
+/*
+ * Dynamic load balancing (XSCHED_DLB and friends set the defaults). Idle
+ * workers (thieves) send requests to victims through lock-less message
+ * cells; a victim moves queued tasks to the thief (work stealing, ws) or
+ * sends it its next spawned tasks (redirect push, rp). auto measures task
+ * sizes and follows the guidance table of the XQueue paper.
+ */
+enum xs_dlb_strategy { XS_DLB_SLB, XS_DLB_WS, XS_DLB_RP, XS_DLB_AUTO };
+
+struct xs_dlb_config {
+	unsigned int strategy;      /* enum xs_dlb_strategy */
+	unsigned int victims;       /* N: victims asked per attempt, 1..64 */
+	unsigned int steal;         /* S: tasks per request, 1..4096 */
+	unsigned int timeout;       /* T: idle visits between attempts, 1..10^8 */
+	unsigned int local_percent; /* P: percent of requests kept on the node, 0..100 */
+};
+
+/* Read or change @rt's load balancing. Setting is allowed only between
+ * jobs (-EBUSY from inside a worker); a value out of range is -EINVAL with
+ * a message naming the field and its range. */
+int xs_runtime_get_dlb(const struct xs_runtime *rt, struct xs_dlb_config *cfg);
+int xs_runtime_set_dlb(struct xs_runtime *rt, const struct xs_dlb_config *cfg);
+
 /* Counters summed over all workers (see XSCHED_SHOW_STATS). */
 struct xs_stats {
-	uint64_t tasks_executed;  /* task bodies run, queued and immediate */
-	uint64_t tasks_self;      /* queued tasks run by the worker that created them */
-	uint64_t tasks_other;     /* queued tasks run by another worker */
-	uint64_t immediate;       /* tasks run at once because their queue was full */
-	uint64_t static_pushes;   /* tasks pushed round-robin into a queue */
-	uint64_t parks;           /* times a worker parked on its futex */
-	uint64_t barrier_waves;   /* termination-detection waves reported */
-	uint64_t slabs_allocated; /* task-descriptor slabs taken from malloc */
+	uint64_t tasks_executed;        /* task bodies run, queued and immediate */
+	uint64_t tasks_self;            /* queued tasks run by their creator */
+	uint64_t tasks_local;           /* ... by another worker of the creator's node */
+	uint64_t tasks_remote;          /* ... by a worker of another node */
+	uint64_t immediate;             /* run at once because their queue was full */
+	uint64_t static_pushes;         /* pushed round-robin into a queue */
+	uint64_t requests_sent;         /* steal requests written by thieves */
+	uint64_t requests_handled;      /* valid requests served by victims */
+	uint64_t requests_with_steal;   /* served requests that moved tasks */
+	uint64_t requests_source_empty; /* served requests with nothing to move */
+	uint64_t requests_target_full;  /* served requests stopped by a full queue */
+	uint64_t stolen_local;          /* tasks moved/redirected to same-node thieves */
+	uint64_t stolen_remote;         /* tasks moved/redirected to other-node thieves */
+	uint64_t parks;                 /* times a worker parked on its futex */
+	uint64_t barrier_waves;         /* termination-detection waves reported */
+	uint64_t slabs_allocated;       /* task-descriptor slabs taken from malloc */
 };
 
 /* Snapshot @rt's counters into @out. Safe while tasks run (counters are

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topology.h - what libxsched knows about the machine (internal).
+ *
+ * One module (topology.c) reads CPUs, packages, LLC and SMT sharing and NUMA
+ * nodes with their distances, restricted to the process's affinity mask (which
+ * already reflects the cgroup cpuset) and to the cgroup v2 cpuset.cpus.effective
+ * when there is one. It reads the real machine (libnuma + /sys) or a synthetic
+ * one from a directory laid out like /sys/devices/system (XSCHED_SYSFS_ROOT),
+ * so multi-node behaviour can be tested on any box:
+ *
+ *   <root>/cpu/online
+ *   <root>/cpu/cpuN/topology/{physical_package_id,core_id,thread_siblings_list}
+ *   <root>/cpu/cpuN/cache/indexK/{level,type,shared_cpu_list}   (optional)
+ *   <root>/node/online, <root>/node/nodeN/{cpulist,distance}    (optional:
+ *                                    absent = one node, as CONFIG_NUMA=n)
+ *
+ * Victim tables are derived from it (victims.c): for each CPU an ordered,
+ * weighted list of the other CPUs (same core, same LLC, same node, then nodes
+ * by distance). Stealing reads victims only through struct xs_victim_table
+ * and xs_victim_row(), so the daemon can publish a replacement without the
+ * stealing code knowing. Worker placement (place.c) is derived from it too.
+ *
+ * Errors: every file that cannot be read or parsed is named on stderr as
+ * "xsched: topology: <file>: <problem>" and the call fails with errno set;
+ * nothing is silently defaulted.
+ */
+#ifndef XSCHED_TOPOLOGY_H
+#define XSCHED_TOPOLOGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define XS_MAX_CPUS 1024  /* CPU (and node) numbers must be below this */
+#define XS_MAX_NODES 64   /* nodes that hold usable CPUs */
+
+/* A set of CPU (or node) numbers 0..XS_MAX_CPUS-1. */
+struct xs_cpumask {
+	uint64_t bits[XS_MAX_CPUS / 64];
+};
+
+/*
+ * Parse a kernel cpulist ("0-3,8,10-11", optionally ending in a newline; an
+ * empty list is valid) into @mask. Every number must be < @limit (at most
+ * XS_MAX_CPUS). Returns 0, or -EINVAL / -ERANGE with a one-line description
+ * of the bad content (quoting it) written to @why.
+ */
+int xs_cpulist_parse(const char *text, uint32_t limit, struct xs_cpumask *mask,
+		     char *why, size_t why_len);
+
+static inline int xs_cpumask_test(const struct xs_cpumask *m, uint32_t cpu)
+{
+	return cpu < XS_MAX_CPUS && (m->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+/* Closeness classes, nearest first. Classes nest: a victim is REMOTE when its
+ * node differs, whatever caches it shares; SMT and LLC imply the same node. */
+enum xs_victim_class {
+	XS_VICTIM_SMT = 0,   /* same core (hyper-thread sibling) */
+	XS_VICTIM_LLC = 1,   /* same last-level cache, other core */
+	XS_VICTIM_NODE = 2,  /* same NUMA node, other LLC */
+	XS_VICTIM_REMOTE = 3 /* other node; ordered by distance */
+};
+
+struct xs_cpu_info {
+	uint32_t cpu;        /* logical CPU number (as in sysfs) */
+	uint32_t node;       /* node index: into node_ids[] and distance[][] */
+	uint32_t package;    /* physical_package_id */
+	uint32_t core;       /* core_id within the package */
+	uint32_t core_group; /* its physical core (thread_siblings_list), 0..ncores-1 */
+	uint32_t llc;        /* index of its LLC group, 0..nllcs-1 */
+};
+
+/*
+ * Invariants after a successful load: 1 <= ncpus <= XS_MAX_CPUS; cpus[] sorted
+ * by strictly increasing cpu; every node/core_group/llc index is below its
+ * count and every index below a count is used by some CPU; node_ids[]
+ * strictly increasing; distance[i][j] in 10..255 for i, j < nnodes.
+ */
+struct xs_topology {
+	uint32_t ncpus;                       /* usable CPUs (online & allowed) */
+	uint32_t nnodes;                      /* nodes that hold usable CPUs */
+	uint32_t npackages;
+	uint32_t ncores;                      /* SMT sibling groups */
+	uint32_t nllcs;
+	struct xs_cpu_info cpus[XS_MAX_CPUS]; /* sorted by cpu number */
+	uint32_t node_ids[XS_MAX_NODES];      /* sysfs node number of node i */
+	uint8_t distance[XS_MAX_NODES][XS_MAX_NODES]; /* SLIT, by node index */
+	char source[256];                     /* "sysfs" or the synthetic root */
+};
+
+/* Load the topology; @sysfs_root NULL means the real machine. Returns NULL
+ * and sets errno (a message naming the file is printed) on failure. */
+struct xs_topology *xs_topology_load(const char *sysfs_root);
+void xs_topology_free(struct xs_topology *topo);
+
+/* Index into topo->cpus of logical CPU @cpu, or -1. */
+int xs_topology_cpu_index(const struct xs_topology *topo, uint32_t cpu);
+
+/*
+ * OMP_PROC_BIND-like policies.
+ *  XS_BIND_COMPACT: CPUs in (package, node, LLC, core, cpu) order, so a
+ *                   core, then an LLC, then a node fills before the next.
+ *  XS_BIND_SCATTER: round-robin across packages, then nodes within each,
+ *                   then LLCs, then cores, then SMT threads.
+ *  XS_BIND_NONE:    workers are not pinned; out[i] is the nominal CPU
+ *                   (index i, in cpu-number order) whose victim row the
+ *                   worker uses.
+ */
+enum xs_bind_policy { XS_BIND_NONE, XS_BIND_COMPACT, XS_BIND_SCATTER };
+
+/* Fill @out[0..nworkers) with the CPU index (into topo->cpus) that worker i
+ * should be pinned to under @policy. Wraps (out[i] = order[i % ncpus]) when
+ * nworkers > ncpus. Returns 0, -EINVAL (bad policy or NULL @out with
+ * nworkers > 0) or -ENOMEM. */
+int xs_topology_place(const struct xs_topology *topo, enum xs_bind_policy policy,
+		      uint32_t nworkers, uint32_t *out);
+
+struct xs_victim {
+	uint32_t cpu_index; /* index into topo->cpus */
+	uint16_t class;     /* enum xs_victim_class */
+	uint16_t weight;    /* 1..65535, higher = preferred; see victims.c */
+};
+
+/*
+ * Victim table: for each usable CPU index, ncpus-1 victims ordered nearest
+ * first (never itself). Flat array: row r starts at victims[r * row_len].
+ * A plain data structure: a later producer (the daemon) may rebuild or
+ * re-weight it by load; readers use only xs_victim_row().
+ */
+struct xs_victim_table {
+	uint32_t ncpus;
+	uint32_t row_len;          /* ncpus - 1 */
+	struct xs_victim *victims; /* NULL when row_len == 0 */
+};
+
+/* Weight of a victim at SLIT-like cost @cost (victims.c states the costs). */
+#define XS_VICTIM_WEIGHT(cost) ((uint16_t)(10240u / (cost)))
+
+struct xs_victim_table *xs_victim_table_build(const struct xs_topology *topo);
+void xs_victim_table_free(struct xs_victim_table *vt);
+
+/*
+ * Check the invariants every table must keep, whoever built it (a table the
+ * daemon publishes is checked before stealing adopts it): 1 <= ncpus <=
+ * XS_MAX_CPUS, row_len == ncpus - 1, every row a permutation of the other
+ * CPU indexes, class <= XS_VICTIM_REMOTE, weight >= 1. Order and weights
+ * are advice and are not checked. Returns 0 or -EINVAL.
+ */
+int xs_victim_table_check(const struct xs_victim_table *vt);
+
+/* The victims of CPU index @r, row_len of them, nearest first. */
+static inline const struct xs_victim *xs_victim_row(const struct xs_victim_table *vt,
+						    uint32_t r)
+{
+	return vt->row_len ? vt->victims + (size_t)r * vt->row_len : NULL;
+}
+
+#endif /* XSCHED_TOPOLOGY_H */
