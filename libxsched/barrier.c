@@ -14,7 +14,8 @@
  *
  * Counters. C_w = tasks worker w pushed (static_pushes), incremented before
  * the task is published; F_w = queued tasks w completed (tasks_self +
- * tasks_other), incremented after the body and its join returned. A task is outstanding
+ * tasks_local + tasks_remote), incremented after the body and its join
+ * returned. A task is outstanding
  * from its C increment to its F increment, so at any moment the true totals
  * satisfy F <= C, with equality iff no task is queued or running. Tasks run
  * immediately (queue full) are part of the task that spawned them and are

@@ -15,40 +15,67 @@
 
 extern char **environ;
 
-enum xs_option_kind { XS_OPT_INT, XS_OPT_BOOL, XS_OPT_POW2_OR_ZERO, XS_OPT_PATH };
+enum xs_option_kind { XS_OPT_INT, XS_OPT_BOOL, XS_OPT_POW2_OR_ZERO, XS_OPT_PATH, XS_OPT_ENUM };
 
 struct xs_option_def {
 	const char *name;
 	enum xs_option_kind kind;
 	size_t offset;          /* into struct xs_options */
-	int64_t def, min, max;  /* integer kinds */
+	int64_t def, min, max;  /* integer kinds; index into choices for enums */
 	const char *range;      /* for humans: the accepted values */
 	const char *def_text;
 	const char *doc;
+	const char *const *choices; /* XS_OPT_ENUM: NULL-terminated, by value */
 };
+
+/* Enum choices, in the order of the enums they map to. */
+static const char *const xs_dlb_choices[] = { "slb", "ws", "rp", "auto", NULL };
+static const char *const xs_bind_choices[] = { "none", "compact", "scatter", NULL };
+
 
 #define XS_OPT(field) offsetof(struct xs_options, field)
 
 static const struct xs_option_def xs_option_table[] = {
 	{ "XSCHED_WORKERS", XS_OPT_INT, XS_OPT(workers), 0, 0, 1024, "0..1024", "0",
-	  "worker threads; 0 = the CPUs of the process's affinity mask" },
+	  "worker threads; 0 = the CPUs of the process's affinity mask", NULL },
 	{ "XSCHED_QUEUE_SIZE", XS_OPT_POW2_OR_ZERO, XS_OPT(queue_size), 0, 16, 65536,
 	  "0, or a power of two in 16..65536", "0",
 	  "slots per SPSC queue; XQueue memory is N^2 x (8 x size + 128) bytes; "
-	  "0 = 256, shrunk so that N^2 x 8 x size stays within 32 MiB (minimum 16)" },
+	  "0 = 256, shrunk so that N^2 x 8 x size stays within 32 MiB (minimum 16)", NULL },
 	{ "XSCHED_SPIN_US", XS_OPT_INT, XS_OPT(spin_us), 50, 0, 1000000, "0..1000000", "50",
-	  "microseconds an idle or waiting worker spins before it parks on a futex" },
+	  "microseconds an idle or waiting worker spins before it parks on a futex", NULL },
 	{ "XSCHED_STACK_KIB", XS_OPT_INT, XS_OPT(stack_kib), 16384, 64, 4194304,
-	  "64..4194304", "16384", "stack size of each worker thread in KiB" },
+	  "64..4194304", "16384", "stack size of each worker thread in KiB", NULL },
 	{ "XSCHED_SHOW_STATS", XS_OPT_BOOL, XS_OPT(show_stats), 0, 0, 1, "0 or 1", "0",
-	  "print per-worker counters to stderr when the runtime is destroyed" },
+	  "print per-worker counters to stderr when the runtime is destroyed", NULL },
 	{ "XSCHED_PROFILE", XS_OPT_PATH, XS_OPT(profile), 0, 0, 0, "a file path", "(off)",
-	  "write a Chrome trace-event JSON event log (Perfetto) here at destroy" },
+	  "write a Chrome trace-event JSON event log (Perfetto) here at destroy", NULL },
 	{ "XSCHED_PROFILE_EVENTS", XS_OPT_INT, XS_OPT(profile_events), 1 << 20, 1024,
 	  1 << 28, "1024..268435456", "1048576",
-	  "event-log capacity per worker; later events are counted as dropped" },
+	  "event-log capacity per worker; later events are counted as dropped", NULL },
 	{ "XSCHED_VERBOSE", XS_OPT_BOOL, XS_OPT(verbose), 0, 0, 1, "0 or 1", "0",
-	  "print the effective options to stderr when a runtime is created" },
+	  "print the effective options to stderr when a runtime is created", NULL },
+	{ "XSCHED_DLB", XS_OPT_ENUM, XS_OPT(dlb), 1, 0, 3, "slb, ws, rp or auto", "ws",
+	  "dynamic load balancing: static round-robin only, NUMA-aware work stealing, "
+	  "NUMA-aware redirect push, or chosen from measured task sizes",
+	  xs_dlb_choices },
+	{ "XSCHED_DLB_VICTIMS", XS_OPT_INT, XS_OPT(dlb_victims), 1, 1, 64, "1..64", "1",
+	  "N: victims a thief asks per attempt", NULL },
+	{ "XSCHED_DLB_STEAL", XS_OPT_INT, XS_OPT(dlb_steal), 8, 1, 4096, "1..4096", "8",
+	  "S: tasks a victim moves (ws) or redirects (rp) per request", NULL },
+	{ "XSCHED_DLB_TIMEOUT", XS_OPT_INT, XS_OPT(dlb_timeout), 1000, 1, 100000000,
+	  "1..100000000", "1000", "T: idle scheduling points before a thief asks again", NULL },
+	{ "XSCHED_DLB_LOCAL", XS_OPT_INT, XS_OPT(dlb_local), 100, 0, 100, "0..100", "100",
+	  "P: percent of requests a thief sends to its own NUMA node", NULL },
+	{ "XSCHED_BIND", XS_OPT_ENUM, XS_OPT(bind), 1, 0, 2, "none, compact or scatter",
+	  "compact",
+	  "pin workers: fill a node (LLC, core) before the next, round-robin over nodes, "
+	  "or not at all",
+	  xs_bind_choices },
+	{ "XSCHED_SYSFS_ROOT", XS_OPT_PATH, XS_OPT(sysfs_root), 0, 0, 0,
+	  "a directory laid out like /sys/devices/system", "(real machine)",
+	  "read the machine's topology from here instead (tests, what-if runs); "
+	  "workers are not pinned then", NULL },
 };
 
 #define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))
@@ -73,6 +100,15 @@ static const struct xs_option_def *xs_option_find(const char *name, size_t len)
 	return NULL;
 }
 
+const char *xs_option_choice(const char *name, int64_t value)
+{
+	const struct xs_option_def *d = xs_option_find(name, strlen(name));
+
+	if (!d || d->kind != XS_OPT_ENUM || value < d->min || value > d->max)
+		return "?";
+	return d->choices[value];
+}
+
 static int xs_option_reject(const struct xs_option_def *d, const char *value)
 {
 	fprintf(stderr, "xsched: %s=\"%s\" is invalid: expected %s\n", d->name, value,
@@ -86,10 +122,20 @@ static int xs_option_parse(const struct xs_option_def *d, const char *value, voi
 	long long v;
 
 	if (d->kind == XS_OPT_PATH) {
+		/* Every path option is a char[4096] (options.h). */
 		if (strlen(value) >= sizeof(((struct xs_options *)0)->profile))
 			return xs_option_reject(d, value);
 		strcpy(field, value);
 		return 0;
+	}
+	if (d->kind == XS_OPT_ENUM) {
+		for (int64_t i = 0; d->choices[i]; i++) {
+			if (!strcmp(value, d->choices[i])) {
+				*(int64_t *)field = i;
+				return 0;
+			}
+		}
+		return xs_option_reject(d, value);
 	}
 	errno = 0;
 	v = strtoll(value, &end, 10);
@@ -151,7 +197,10 @@ void xs_options_dump(const struct xs_options *opt)
 
 		if (d->kind == XS_OPT_PATH)
 			fprintf(stderr, "xsched: %s=%s\n", d->name,
-				*(const char *)field ? (const char *)field : "(off)");
+				*(const char *)field ? (const char *)field : d->def_text);
+		else if (d->kind == XS_OPT_ENUM)
+			fprintf(stderr, "xsched: %s=%s\n", d->name,
+				d->choices[*(const int64_t *)field]);
 		else
 			fprintf(stderr, "xsched: %s=%lld\n", d->name,
 				(long long)*(const int64_t *)field);

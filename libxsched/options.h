@@ -18,8 +18,19 @@ struct xs_options {
 	int64_t show_stats;     /* print counters at destroy */
 	int64_t profile_events; /* event-log capacity per worker */
 	int64_t verbose;        /* print effective options at create */
+	int64_t dlb;            /* enum xs_dlb_strategy */
+	int64_t dlb_victims;    /* N: victims asked per attempt */
+	int64_t dlb_steal;      /* S: tasks moved or redirected per request */
+	int64_t dlb_timeout;    /* T: idle visits before a thief asks again */
+	int64_t dlb_local;      /* P: percent of requests sent NUMA-locally */
+	int64_t bind;           /* enum xs_bind_policy */
 	char profile[4096];     /* Chrome trace-event JSON path; "" = off */
+	char sysfs_root[4096];  /* synthetic /sys/devices/system; "" = real */
 };
+
+_Static_assert(sizeof(((struct xs_options *)0)->profile) ==
+		       sizeof(((struct xs_options *)0)->sysfs_root),
+	       "path options share one size limit");
 
 /*
  * Fill @opt from the defaults and the XSCHED_* environment. A value outside
@@ -28,6 +39,9 @@ struct xs_options {
  * not in the table gets a warning (once per process).
  */
 int xs_options_load(struct xs_options *opt);
+
+/* The name of value @value of enum option @name ("XSCHED_DLB", 1 -> "ws"). */
+const char *xs_option_choice(const char *name, int64_t value);
 
 /* Print the effective values (XSCHED_VERBOSE=1). */
 void xs_options_dump(const struct xs_options *opt);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "topology.h"
 
 /* Default XQueue size: 256 slots, shrunk so that the N^2 rings stay within
  * 32 MiB (a 256-worker runtime gets 64-slot queues: 32 MiB of slots). */
@@ -140,12 +141,29 @@ static void xs_startup_wait(_Atomic uint32_t *word, uint32_t until)
 		sched_yield();
 }
 
+/* Pin the calling thread to worker @w's CPU (XSCHED_BIND). */
+static void xs_worker_pin(struct xs_runtime *rt, struct xs_worker *w)
+{
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(rt->topo->cpus[w->cpu_index].cpu, &set);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err)
+		fprintf(stderr, "xsched: XSCHED_BIND=%s: cannot pin worker %u to CPU %u: %s\n",
+			xs_option_choice("XSCHED_BIND", rt->opt.bind), w->id,
+			rt->topo->cpus[w->cpu_index].cpu, strerror(err));
+}
+
 void *xs_worker_main(void *arg)
 {
 	struct xs_worker *w = arg;
 	struct xs_runtime *rt = w->rt;
 
 	xs_self = w;
+	if (rt->pinned)
+		xs_worker_pin(rt, w);
 	xs_worker_init_row(rt, w);
 	/* Release publishes the initialised row to the creator's acquire. */
 	atomic_fetch_add_explicit(&rt->rows_ready, 1, memory_order_release);
@@ -197,8 +215,54 @@ static int xs_runtime_start_threads(struct xs_runtime *rt)
 	return 0;
 }
 
+/* Free what xs_runtime_create() built, whatever stage it reached. */
+static void xs_runtime_free(struct xs_runtime *rt)
+{
+	for (uint32_t i = 0; rt->workers && i < rt->nworkers; i++) {
+		xs_worker_destroy(rt->workers[i]);
+		if (rt->queue_rows)
+			free(rt->queue_rows[i]);
+	}
+	xs_victim_view_free(xs_load_relaxed(&rt->victims));
+	xs_victim_table_free(rt->victim_table);
+	xs_topology_free(rt->topo);
+	free(rt->workers);
+	free(rt->queue_rows);
+	free(rt->threads);
+	free(rt);
+}
+
+/*
+ * Learn the machine (XSCHED_SYSFS_ROOT or the real one), place the workers
+ * on its CPUs by XSCHED_BIND, and derive the victim table. Pinning happens
+ * only on the real machine, and never for worker 0: that is the thread
+ * calling xs_runtime_run(), whose affinity belongs to the application.
+ */
+static int xs_runtime_place(struct xs_runtime *rt, uint32_t *placement)
+{
+	const char *root = rt->opt.sysfs_root[0] ? rt->opt.sysfs_root : NULL;
+	enum xs_bind_policy policy = (enum xs_bind_policy)rt->opt.bind;
+
+	rt->topo = xs_topology_load(root);
+	if (!rt->topo)
+		return -errno;
+	/* Placement also positions unpinned workers in the victim tables. */
+	if (xs_topology_place(rt->topo, policy == XS_BIND_NONE ? XS_BIND_COMPACT : policy,
+			      rt->nworkers, placement) < 0) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	rt->victim_table = xs_victim_table_build(rt->topo);
+	if (!rt->victim_table)
+		return -errno;
+	rt->pinned = policy != XS_BIND_NONE && !root;
+	return 0;
+}
+
 struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 {
+	struct xs_victim_view *view;
+	uint32_t *placement = NULL;
 	struct xs_runtime *rt;
 	size_t qbytes;
 	int err = ENOMEM;
@@ -223,6 +287,13 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
 					    : xs_default_queue_size(nworkers);
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
+	rt->dlb = (struct xs_dlb_config){
+		.strategy = (unsigned int)rt->opt.dlb,
+		.victims = (unsigned int)rt->opt.dlb_victims,
+		.steal = (unsigned int)rt->opt.dlb_steal,
+		.timeout = (unsigned int)rt->opt.dlb_timeout,
+		.local_percent = (unsigned int)rt->opt.dlb_local,
+	};
 	xs_park_global_init();
 	if (rt->opt.verbose) {
 		xs_options_dump(&rt->opt);
@@ -234,8 +305,13 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->workers = calloc(nworkers, sizeof(*rt->workers));
 	rt->queue_rows = calloc(nworkers, sizeof(*rt->queue_rows));
 	rt->threads = calloc(nworkers, sizeof(*rt->threads));
-	if (!rt->workers || !rt->queue_rows || !rt->threads)
+	placement = calloc(nworkers, sizeof(*placement));
+	if (!rt->workers || !rt->queue_rows || !rt->threads || !placement)
 		goto fail;
+	if (xs_runtime_place(rt, placement) < 0) {
+		err = errno;
+		goto fail;
+	}
 	qbytes = xs_spsc_bytes(rt->queue_size);
 	for (uint32_t i = 0; i < nworkers; i++) {
 		/* Not touched here: each worker initialises its own row. */
@@ -243,7 +319,18 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 		rt->workers[i] = xs_worker_create(rt, i);
 		if (!rt->queue_rows[i] || !rt->workers[i])
 			goto fail;
+		rt->workers[i]->cpu_index = placement[i];
+		rt->workers[i]->node = rt->topo->cpus[placement[i]].node;
+		xs_dlb_init(rt->workers[i], &rt->dlb);
 	}
+	view = xs_victim_view_build(rt, rt->victim_table);
+	if (!view)
+		goto fail;
+	/* Release: the view's contents before its pointer; pairs with the
+	 * thieves' acquire in xs_dlb_idle(). */
+	xs_store_release(&rt->victims, view);
+	free(placement);
+	placement = NULL;
 	if (xs_runtime_start_threads(rt) < 0) {
 		err = EAGAIN;
 		goto fail;
@@ -251,17 +338,9 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	return rt;
 
 fail:
-	if (rt) {
-		for (uint32_t i = 0; rt->workers && i < rt->nworkers; i++) {
-			xs_worker_destroy(rt->workers[i]);
-			if (rt->queue_rows)
-				free(rt->queue_rows[i]);
-		}
-		free(rt->workers);
-		free(rt->queue_rows);
-		free(rt->threads);
-		free(rt);
-	}
+	free(placement);
+	if (rt)
+		xs_runtime_free(rt);
 	errno = err;
 	return NULL;
 }
@@ -316,12 +395,5 @@ void xs_runtime_destroy(struct xs_runtime *rt)
 			fprintf(stderr, "xsched: XSCHED_PROFILE=%s: cannot write the profile: %s\n",
 				rt->opt.profile, strerror(-ret));
 	}
-	for (uint32_t i = 0; i < rt->nworkers; i++) {
-		xs_worker_destroy(rt->workers[i]);
-		free(rt->queue_rows[i]);
-	}
-	free(rt->workers);
-	free(rt->queue_rows);
-	free(rt->threads);
-	free(rt);
+	xs_runtime_free(rt);
 }

@@ -12,6 +12,7 @@
 #include "xsched.h"
 #include "atomics.h"
 #include "barrier.h"
+#include "dlb.h"
 #include "options.h"
 #include "park.h"
 #include "profile.h"
@@ -36,6 +37,8 @@ struct xs_worker {
 	uint32_t nworkers;
 	uint32_t rr;                    /* next out[] index for round-robin spawn */
 	uint32_t aux_next;              /* next auxiliary queue to scan */
+	uint32_t cpu_index;             /* placement: index into rt->topo->cpus */
+	uint32_t node;                  /* NUMA node index of that CPU */
 	/* out[k]: my queue inside worker (id + k) % N; out[0] is my master
 	 * queue. in[k]: the queue worker (id + k) % N pushes into me. */
 	struct xs_spsc **out;
@@ -44,10 +47,12 @@ struct xs_worker {
 	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
 	uint64_t job_seen;              /* last job sequence number run */
 	struct xs_barrier_state bar;
+	struct xs_dlb_state dlb;
 	struct xs_counters ctr;
 	struct xs_task_pool pool;
 	struct xs_parker park;
 	struct xs_barrier_node bnode;
+	struct xs_dlb_cells cells;
 };
 
 struct xs_runtime {
@@ -56,6 +61,13 @@ struct xs_runtime {
 	uint32_t queue_size;
 	uint64_t spin_ns;
 	struct xs_worker **workers;
+	struct xs_topology *topo;
+	struct xs_victim_table *victim_table;
+	/* Read by thieves with acquire; replaced (by a daemon-fed table) with
+	 * a release store. Views are immutable and live until destroy. */
+	_Atomic(struct xs_victim_view *) victims;
+	bool pinned;                    /* worker threads are pinned to their CPU */
+	struct xs_dlb_config dlb;       /* as configured; workers hold copies */
 	void **queue_rows;              /* rows[c]: the N queues into worker c */
 	pthread_t *threads;             /* threads[i] runs worker i (i >= 1) */
 	_Atomic uint32_t rows_ready;    /* start-up: workers whose row is ready */
@@ -69,6 +81,37 @@ struct xs_runtime {
 };
 
 extern __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
+
+/* The queue @w produces into for worker @to (its out[] entry). */
+static inline struct xs_spsc *xs_worker_queue_to(struct xs_worker *w, uint32_t to)
+{
+	return w->out[(to + w->nworkers - w->id) % w->nworkers];
+}
+
+static inline bool xs_dlb_thief_local(const struct xs_worker *w, uint32_t thief)
+{
+	return w->rt->workers[thief]->node == w->node;
+}
+
+/*
+ * Victim side of the protocol, at every scheduling point: one load of our
+ * own request cell. Not while a redirect (NA-RP) is still being served.
+ */
+static inline void xs_dlb_poll(struct xs_worker *w)
+{
+	uint64_t req;
+
+	if (w->dlb.p.strategy == XS_DLB_SLB || w->dlb.redirect_left)
+		return;
+	/* Relaxed: a request carries only the thief's id; the tasks we hand
+	 * over are published by the queue's release stores. */
+	req = xs_load_relaxed(&w->cells.request);
+	if (xs_unlikely(xs_dlb_request_round(req) == w->dlb.round))
+		xs_dlb_serve(w, req);
+}
+
+/* dlb.c */
+int xs_dlb_config_check(const struct xs_dlb_config *cfg);
 
 /* worker.c */
 struct xs_task *xs_worker_pop(struct xs_worker *w);

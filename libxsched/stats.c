@@ -70,12 +70,11 @@ int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out)
 		const struct xs_counters *c = &w->ctr;
 
 		out->tasks_executed += xs_counters_executed(c);
-		out->tasks_self += xs_load_relaxed(&c->tasks_self);
-		out->tasks_other += xs_load_relaxed(&c->tasks_other);
-		out->immediate += xs_load_relaxed(&c->immediate);
-		out->static_pushes += xs_load_relaxed(&c->static_pushes);
-		out->parks += xs_load_relaxed(&c->parks);
-		out->barrier_waves += xs_load_relaxed(&c->barrier_waves);
+		/* Every counter has a field of the same name in struct xs_stats:
+		 * a counter added without one does not compile. */
+#define XS_COUNTER_SUM(name, doc) out->name += xs_load_relaxed(&c->name);
+		XS_COUNTERS(XS_COUNTER_SUM)
+#undef XS_COUNTER_SUM
 		out->slabs_allocated += xs_load_relaxed(&w->pool.slabs_allocated);
 	}
 	return 0;

@@ -13,14 +13,23 @@
 #include "atomics.h"
 
 /*
- * Tasks executed by a worker = tasks_self + tasks_other + immediate; the
- * queued tasks it completed (barrier.c's F) = tasks_self + tasks_other.
+ * Tasks executed by a worker = tasks_self + tasks_local + tasks_remote +
+ * immediate; the queued tasks it completed (barrier.c's F) = tasks_self +
+ * tasks_local + tasks_remote.
  */
 #define XS_COUNTERS(X)                                                                     \
 	X(tasks_self, "queued tasks run by the worker that created them")                 \
-	X(tasks_other, "queued tasks run by another worker")                               \
+	X(tasks_local, "queued tasks run here, created by another worker of this node")   \
+	X(tasks_remote, "queued tasks run here, created on another node")                  \
 	X(immediate, "tasks run immediately because the target queue was full")            \
 	X(static_pushes, "tasks pushed to a queue (round-robin, static load balancing)")  \
+	X(requests_sent, "steal requests written into a victim's request cell")            \
+	X(requests_handled, "valid requests this worker served as a victim")               \
+	X(requests_with_steal, "served requests that moved at least one task")             \
+	X(requests_source_empty, "served requests that found nothing to move")             \
+	X(requests_target_full, "served requests stopped by the thief's full queue")      \
+	X(stolen_local, "tasks moved or redirected to a thief on this node")              \
+	X(stolen_remote, "tasks moved or redirected to a thief on another node")          \
 	X(parks, "times the worker parked on its futex")                                   \
 	X(barrier_waves, "termination-detection waves this worker reported")
 
@@ -33,15 +42,15 @@ struct xs_counters {
 struct xs_runtime;
 
 /* Tasks executed and queued tasks completed by worker counters @c. */
-static inline uint64_t xs_counters_executed(const struct xs_counters *c)
-{
-	return xs_load_relaxed(&c->tasks_self) + xs_load_relaxed(&c->tasks_other) +
-	       xs_load_relaxed(&c->immediate);
-}
-
 static inline uint64_t xs_counters_queued_done(const struct xs_counters *c)
 {
-	return xs_load_relaxed(&c->tasks_self) + xs_load_relaxed(&c->tasks_other);
+	return xs_load_relaxed(&c->tasks_self) + xs_load_relaxed(&c->tasks_local) +
+	       xs_load_relaxed(&c->tasks_remote);
+}
+
+static inline uint64_t xs_counters_executed(const struct xs_counters *c)
+{
+	return xs_counters_queued_done(c) + xs_load_relaxed(&c->immediate);
 }
 
 /* Print the per-worker table and totals (XSCHED_SHOW_STATS=1). */

@@ -29,7 +29,8 @@ struct xs_task {
 	struct xs_task *parent;     /* NULL for root, implicit and inline tasks */
 	struct xs_worker *worker;   /* the worker running it; set before any child exists */
 	uint32_t pool_owner;        /* worker id whose pool holds the descriptor */
-	uint32_t creator;           /* worker id that spawned it */
+	uint16_t creator;           /* worker id that spawned it */
+	uint16_t creator_node;      /* its NUMA node index */
 	uint64_t spawned;           /* children pushed; written by `worker` only */
 	/* Valid only while spawned > 0: reset when the first child is pushed. */
 	uint64_t done_local;        /* children completed on `worker`; same thread */

@@ -123,10 +123,28 @@ void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg)
 	w->current = saved;
 }
 
+/* Count a completed queued task by where it was created (paper: self,
+ * NUMA-local, NUMA-remote). */
+static void xs_count_completed(struct xs_worker *w, const struct xs_task *t)
+{
+	xs_counter_t *c;
+
+	if (t->creator == w->id)
+		c = &w->ctr.tasks_self;
+	else if (t->creator_node == w->node)
+		c = &w->ctr.tasks_local;
+	else
+		c = &w->ctr.tasks_remote;
+	xs_counter_inc(c);
+}
+
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 {
 	uint64_t t0 = xs_prof_begin(w->log);
 	struct xs_task *saved = w->current;
+	/* XSCHED_DLB=auto measures one task in 32. */
+	bool sample = w->dlb.automatic && !(++w->dlb.sample % 32);
+	uint64_t s0 = sample ? xs_tsc() : 0;
 
 	/* Set before the body runs, hence before any child can read it. */
 	t->worker = w;
@@ -135,10 +153,13 @@ void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 	if (t->spawned && !xs_task_children_done(t))
 		xs_task_join(w, t);
 	w->current = saved;
+	if (sample)
+		xs_dlb_auto_sample(w, xs_tsc() - s0);
 	/* Counted finished only after the body and its join: barrier.c. */
-	xs_counter_inc(t->creator == w->id ? &w->ctr.tasks_self : &w->ctr.tasks_other);
+	xs_count_completed(w, t);
 	xs_prof_end(w->log, XS_EV_TASK, t0);
 	xs_task_complete(w, t);
+	xs_dlb_poll(w);
 }
 
 __attribute__((noinline)) static void xs_task_run_immediate(struct xs_worker *w, xs_task_fn fn, const void *arg,
@@ -155,13 +176,46 @@ __attribute__((noinline)) static void xs_task_run_immediate(struct xs_worker *w,
 	xs_prof_end(w->log, XS_EV_TASK, t0);
 }
 
+/*
+ * Choose the queue for a new task: the thief we redirect to (NA-RP), else
+ * the next queue round-robin (SLB). Returns NULL when that queue is full,
+ * so the task runs immediately; *wake is the consumer's parker, or NULL
+ * when the consumer is this worker.
+ */
+static inline struct xs_spsc *xs_spawn_target(struct xs_worker *w, struct xs_parker **wake)
+{
+	struct xs_spsc *q;
+	uint32_t k;
+
+	if (xs_unlikely(w->dlb.redirect_left)) {
+		q = xs_worker_queue_to(w, w->dlb.redirect_to);
+		if (xs_spsc_reserve(q)) {
+			xs_counter_inc(xs_dlb_thief_local(w, w->dlb.redirect_to)
+					       ? &w->ctr.stolen_local
+					       : &w->ctr.stolen_remote);
+			*wake = &w->rt->workers[w->dlb.redirect_to]->park;
+			w->dlb.redirect_sent++;
+			if (!--w->dlb.redirect_left)
+				xs_dlb_redirect_end(w);
+			return q;
+		}
+		xs_counter_inc(&w->ctr.requests_target_full);
+		xs_dlb_redirect_end(w);
+	}
+	k = w->rr;
+	w->rr = k + 1 == w->nworkers ? 0 : k + 1;
+	q = w->out[k];
+	*wake = k ? &w->out_worker[k]->park : NULL;
+	return xs_spsc_reserve(q) ? q : NULL;
+}
+
 int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 {
 	struct xs_worker *w = xs_self;
+	struct xs_parker *wake;
 	struct xs_spsc *q;
 	struct xs_task *t;
 	uint64_t t0;
-	uint32_t k;
 
 	/* Workers run user code only inside tasks, so w->current is set. */
 	if (xs_unlikely(!w))
@@ -169,13 +223,13 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 	if (xs_unlikely(size > XS_TASK_ARG_MAX))
 		return -E2BIG;
 	t0 = xs_prof_begin(w->log);
-	k = w->rr;
-	w->rr = k + 1 == w->nworkers ? 0 : k + 1;
-	q = w->out[k];
-	if (xs_likely(xs_spsc_reserve(q)) && (t = xs_task_alloc(&w->pool))) {
+	xs_dlb_poll(w);
+	q = xs_spawn_target(w, &wake);
+	if (xs_likely(q) && (t = xs_task_alloc(&w->pool))) {
 		t->fn = fn;
 		t->parent = w->current;
-		t->creator = w->id;
+		t->creator = (uint16_t)w->id;
+		t->creator_node = (uint16_t)w->node;
 		t->spawned = 0;
 		xs_arg_copy(t->arg, arg, size);
 		if (!w->current->spawned++) {
@@ -187,8 +241,8 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 		/* Counted created before it becomes visible: barrier.c. */
 		xs_counter_inc(&w->ctr.static_pushes);
 		xs_spsc_push(q, t);
-		if (k)
-			xs_park_notify(&w->out_worker[k]->park);
+		if (wake)
+			xs_park_notify(wake);
 		xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
 		return 0;
 	}
@@ -247,16 +301,20 @@ void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 	uint32_t spins = 0;
 
 	while (!done(arg)) {
-		struct xs_task *t = xs_worker_pop(w);
+		struct xs_task *t;
 
+		xs_dlb_poll(w);
+		t = xs_worker_pop(w);
 		if (t) {
 			if (idle_since) {
 				xs_prof_end(w->log, XS_EV_STALL, stall_t0);
 				idle_since = 0;
 			}
+			w->dlb.idle_visits = 0;
 			xs_task_run_queued(w, t);
 			continue;
 		}
+		xs_dlb_idle(w);
 		if (!idle_since) {
 			idle_since = xs_now_ns();
 			stall_t0 = xs_prof_begin(w->log);

@@ -49,7 +49,7 @@ TEST(fib_all_worker_counts)
 		}
 		ASSERT_EQ(0, xs_runtime_stats(rt, &st));
 		EXPECT_EQ((uint64_t)(5 * spawns), st.tasks_executed);
-		EXPECT_EQ(st.static_pushes, st.tasks_self + st.tasks_other);
+		EXPECT_EQ(st.static_pushes, st.tasks_self + st.tasks_local + st.tasks_remote);
 		EXPECT_EQ(st.tasks_executed, st.static_pushes + st.immediate);
 		xs_runtime_destroy(rt);
 	}

@@ -26,7 +26,7 @@ static void root(void *arg)
 TEST(show_stats_table_matches_api)
 {
 	char out[8192], *total;
-	unsigned long long executed, self, other, immediate, pushes;
+	unsigned long long executed, self, local, remote, immediate, pushes;
 	struct xs_runtime *rt;
 	struct xs_stats st;
 	struct capture c;
@@ -37,7 +37,7 @@ TEST(show_stats_table_matches_api)
 	ASSERT_EQ(0, xs_runtime_run(rt, root, NULL));
 	ASSERT_EQ(0, xs_runtime_stats(rt, &st));
 	EXPECT_EQ(5000, st.tasks_executed);
-	EXPECT_EQ(st.static_pushes, st.tasks_self + st.tasks_other);
+	EXPECT_EQ(st.static_pushes, st.tasks_self + st.tasks_local + st.tasks_remote);
 	EXPECT_EQ(5000, st.static_pushes + st.immediate);
 	ASSERT_EQ(0, capture_begin(&c));
 	xs_runtime_destroy(rt);
@@ -46,11 +46,12 @@ TEST(show_stats_table_matches_api)
 	total = strstr(out, "\ntotal");
 	ASSERT_NE(NULL, total) TH_LOG("%s", out);
 	/* Columns: tasks_executed, then XS_COUNTERS in order. */
-	ASSERT_EQ(5, sscanf(total, "\ntotal %llu %llu %llu %llu %llu", &executed, &self, &other,
-			    &immediate, &pushes));
+	ASSERT_EQ(6, sscanf(total, "\ntotal %llu %llu %llu %llu %llu %llu", &executed, &self,
+			    &local, &remote, &immediate, &pushes));
 	EXPECT_EQ(st.tasks_executed, executed);
 	EXPECT_EQ(st.tasks_self, self);
-	EXPECT_EQ(st.tasks_other, other);
+	EXPECT_EQ(st.tasks_local, local);
+	EXPECT_EQ(st.tasks_remote, remote);
 	EXPECT_EQ(st.immediate, immediate);
 	EXPECT_EQ(st.static_pushes, pushes);
 }

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dlb-imbalance.h - a deliberately imbalanced job for the DLB tests.
+ *
+ * The root (worker 0) spawns ntasks tasks. Round-robin sends task i to
+ * worker i % N; the tasks bound for the "heavy" workers spin for a while,
+ * all others return at once. So the heavy workers' queues stay full while
+ * everybody else turns thief: every steal comes from a heavy worker.
+ */
+#ifndef XS_DLB_IMBALANCE_H
+#define XS_DLB_IMBALANCE_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "xsched.h"
+
+struct imbalance {
+	int ntasks;
+	int nworkers;
+	uint32_t heavy_mask;  /* bit w: tasks bound for worker w are heavy */
+	long heavy_ns;
+};
+
+static void imbalance_spin_ns(long ns)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
+static void imbalance_task(void *arg)
+{
+	long ns = *(long *)arg;
+
+	if (ns)
+		imbalance_spin_ns(ns);
+}
+
+static void imbalance_root(void *arg)
+{
+	struct imbalance *im = arg;
+
+	for (int i = 0; i < im->ntasks; i++) {
+		long ns = (im->heavy_mask >> (i % im->nworkers)) & 1 ? im->heavy_ns : 0;
+
+		xs_task_spawn(imbalance_task, &ns, sizeof ns);
+	}
+	xs_task_wait();
+}
+
+#endif /* XS_DLB_IMBALANCE_H */

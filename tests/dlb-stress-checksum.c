@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * With 8 workers on 2 CPUs, many racing thieves, and each strategy (NA-WS,
+ * NA-RP, auto, SLB), checksummed irregular task trees lose nothing and run
+ * nothing twice: the count of nodes and the sum of leaf values match the
+ * serial computation exactly, and the counters add up.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "xsched.h"
+#include "xs_test.h"
+
+struct tree {
+	uint64_t seed;
+	int depth;
+	_Atomic uint64_t *sum, *nodes;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static int fanout_of(uint64_t r, int depth)
+{
+	return depth <= 0 ? 0 : (r % 8 == 0) ? 9 : (int)(r % 3);
+}
+
+static void node(void *arg)
+{
+	struct tree *t = arg;
+	uint64_t r = mix(t->seed);
+	int fanout = fanout_of(r, t->depth);
+	volatile unsigned spin = (unsigned)(r >> 50); /* 0..16k: uneven sizes */
+
+	while (spin)
+		spin--;
+	atomic_fetch_add_explicit(t->nodes, 1, memory_order_relaxed);
+	if (!fanout)
+		atomic_fetch_add_explicit(t->sum, r, memory_order_relaxed);
+	for (int i = 0; i < fanout; i++) {
+		struct tree c = { r ^ (uint64_t)(i + 1), t->depth - 1, t->sum, t->nodes };
+
+		xs_task_spawn(node, &c, sizeof c);
+	}
+	if (r & 1)
+		xs_task_wait();
+}
+
+static void serial(uint64_t seed, int depth, uint64_t *sum, uint64_t *nodes)
+{
+	uint64_t r = mix(seed);
+	int fanout = fanout_of(r, depth);
+
+	(*nodes)++;
+	if (!fanout)
+		*sum += r;
+	for (int i = 0; i < fanout; i++)
+		serial(r ^ (uint64_t)(i + 1), depth - 1, sum, nodes);
+}
+
+static void run_strategy(struct __test_metadata *_metadata, const char *dlb)
+{
+	struct xs_runtime *rt;
+	struct xs_stats st;
+
+	setenv("XSCHED_DLB", dlb, 1);
+	setenv("XSCHED_DLB_TIMEOUT", "8", 1);
+	setenv("XSCHED_DLB_STEAL", "3", 1);
+	rt = xs_runtime_create(8);
+	ASSERT_NE(NULL, rt);
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		_Atomic uint64_t sum = 0, nodes = 0;
+		uint64_t want_sum = 0, want_nodes = 0;
+		struct tree root = { seed, 11, &sum, &nodes };
+
+		serial(seed, 11, &want_sum, &want_nodes);
+		ASSERT_EQ(0, xs_runtime_run(rt, node, &root));
+		ASSERT_EQ(want_nodes, atomic_load(&nodes)) TH_LOG("XSCHED_DLB=%s", dlb);
+		ASSERT_EQ(want_sum, atomic_load(&sum)) TH_LOG("XSCHED_DLB=%s", dlb);
+	}
+	ASSERT_EQ(0, xs_runtime_stats(rt, &st));
+	EXPECT_EQ(st.static_pushes, st.tasks_self + st.tasks_local + st.tasks_remote);
+	EXPECT_LE(st.requests_handled, st.requests_sent);
+	EXPECT_LE(st.requests_with_steal, st.requests_handled);
+	TH_LOG("%s: %llu tasks, %llu requests, %llu served with tasks, %llu moved", dlb,
+	       (unsigned long long)st.tasks_executed, (unsigned long long)st.requests_sent,
+	       (unsigned long long)st.requests_with_steal,
+	       (unsigned long long)(st.stolen_local + st.stolen_remote));
+	xs_runtime_destroy(rt);
+}
+
+FIXTURE(runtime) {};
+FIXTURE_SETUP(runtime) {}
+FIXTURE_TEARDOWN(runtime) {}
+
+TEST_F_TIMEOUT(runtime, work_stealing, 300) { run_strategy(_metadata, "ws"); }
+TEST_F_TIMEOUT(runtime, redirect_push, 300) { run_strategy(_metadata, "rp"); }
+TEST_F_TIMEOUT(runtime, automatic, 300) { run_strategy(_metadata, "auto"); }
+TEST_F_TIMEOUT(runtime, static_only, 300) { run_strategy(_metadata, "slb"); }
+
+TEST_HARNESS_MAIN
