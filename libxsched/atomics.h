@@ -11,10 +11,19 @@
 #define XSCHED_ATOMICS_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define XS_CACHE_LINE 64
 #define xs_cache_aligned _Alignas(XS_CACHE_LINE)
+
+/* Memory that starts on a cache line; aligned_alloc() wants the size to be
+ * a multiple of the alignment, so round it up. */
+static inline void *xs_alloc_cache_aligned(size_t size)
+{
+	return aligned_alloc(XS_CACHE_LINE, (size + XS_CACHE_LINE - 1) & ~(size_t)(XS_CACHE_LINE - 1));
+}
 
 #define xs_likely(x) __builtin_expect(!!(x), 1)
 #define xs_unlikely(x) __builtin_expect(!!(x), 0)

@@ -67,7 +67,7 @@ static void xs_worker_init_row(struct xs_runtime *rt, struct xs_worker *w)
 
 static struct xs_worker *xs_worker_create(struct xs_runtime *rt, uint32_t id)
 {
-	struct xs_worker *w = aligned_alloc(XS_CACHE_LINE, sizeof(*w));
+	struct xs_worker *w = xs_alloc_cache_aligned(sizeof(*w));
 
 	if (!w)
 		return NULL;
@@ -267,7 +267,7 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	size_t qbytes;
 	int err = ENOMEM;
 
-	rt = aligned_alloc(XS_CACHE_LINE, sizeof(*rt));
+	rt = xs_alloc_cache_aligned(sizeof(*rt));
 	if (!rt)
 		goto fail;
 	memset(rt, 0, sizeof(*rt));
@@ -315,7 +315,7 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	qbytes = xs_spsc_bytes(rt->queue_size);
 	for (uint32_t i = 0; i < nworkers; i++) {
 		/* Not touched here: each worker initialises its own row. */
-		rt->queue_rows[i] = aligned_alloc(XS_CACHE_LINE, qbytes * nworkers);
+		rt->queue_rows[i] = xs_alloc_cache_aligned(qbytes * nworkers);
 		rt->workers[i] = xs_worker_create(rt, i);
 		if (!rt->queue_rows[i] || !rt->workers[i])
 			goto fail;

@@ -50,7 +50,7 @@ struct xs_task *xs_task_pool_refill(struct xs_task_pool *pool)
 		pool->local = t->next_free;
 		return t;
 	}
-	s = aligned_alloc(XS_CACHE_LINE, sizeof(*s));
+	s = xs_alloc_cache_aligned(sizeof(*s));
 	if (!s)
 		return NULL;
 	s->next = pool->slabs;

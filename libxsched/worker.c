@@ -103,7 +103,8 @@ static void xs_task_join(struct xs_worker *w, struct xs_task *t)
 
 	while (!xs_task_children_done(t) && (next = xs_spsc_pop_newest(w->in[0])))
 		xs_task_run_queued(w, next);
-	xs_worker_wait_until(w, xs_task_children_done_cb, t);
+	if (!xs_task_children_done(t))
+		xs_worker_wait_until(w, xs_task_children_done_cb, t);
 	xs_prof_end(w->log, XS_EV_TASKWAIT, t0);
 }
 

@@ -29,7 +29,11 @@ static void fib(void *p)
 	*a->out = x + y;
 }
 
-TEST(fib_all_worker_counts)
+FIXTURE(runtime) {};
+FIXTURE_SETUP(runtime) {}
+FIXTURE_TEARDOWN(runtime) {}
+
+TEST_F_TIMEOUT(runtime, fib_all_worker_counts, 600)
 {
 	/* fib(25) = 75025; calls with n >= 2 spawn once: fib(26) - 1. */
 	const long expect = 75025, spawns = 121392;

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench-list.h - the programs, in the order they run and are reported.
+ *
+ * Adding a program is one line here (plus its files, see bench.h, and their
+ * lines in Kbuild). Both xsched-bench and xsched-bench-omp build their
+ * tables from this list:
+ *   xsched-bench      uses bench_<name>      (struct bench, <name>.c)
+ *   xsched-bench-omp  uses bench_omp_<name>  (struct bench_omp, <name>_omp.c)
+ */
+BENCH(fib)
+BENCH(nqueens)
+BENCH(uts)
+BENCH(sort)

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.c - xsched-bench: serial C, xsched, oneTBB, GNU libgomp and LLVM
+ * libomp side by side on the same task programs, in one run.
+ *
+ * For each program: set up its input, run it serially (the reference
+ * checksum and the floor), then for each runtime and each thread count
+ * (default 1..nproc) run it up to --repeat times. Every run is checked
+ * against the serial result. See report.c for the output and README.md for
+ * how to add a program.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "driver.h"
+
+#define BENCH(name) extern const struct bench bench_##name;
+#include "bench-list.h"
+#undef BENCH
+
+static const struct bench *const programs[] = {
+#define BENCH(name) &bench_##name,
+#include "bench-list.h"
+#undef BENCH
+};
+
+#define NPROGRAMS ((int)(sizeof(programs) / sizeof(programs[0])))
+
+static int cpu_count(void)
+{
+	cpu_set_t mask;
+
+	if (sched_getaffinity(0, sizeof(mask), &mask))
+		return (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return CPU_COUNT(&mask);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: " PROG " [options]\n"
+"  --only LIST       programs to run, comma-separated (default: all; see --list)\n"
+"  --runtime LIST    runtimes besides serial: xsched,tbb,libgomp,libomp (default: all)\n"
+"  --threads LIST    thread counts, e.g. 1,2,4 or 1-8 (default: 1 to the CPUs we may use)\n"
+"  --repeat R        runs per cell, min and median reported (default 5, 1..1000)\n"
+"  --budget S        stop a cell's runs once they took S seconds (default 10)\n"
+"  --timeout S       kill an OpenMP run after S seconds: cell \"timeout\" (default 60)\n"
+"  --n N             size of every selected program, or NAME=N[,NAME=N...]\n"
+"  --quick           small sizes, for a smoke run\n"
+"  --json            one JSON object per cell and line instead of the table\n"
+"  --list            list the programs and their default sizes\n"
+"  --omp PATH        xsched-bench-omp (default: next to this program)\n"
+"  --libomp PATH     LLVM libomp to preload (default: found under /usr/lib)\n"
+"Exit status: 0, 1 if any run failed or gave a wrong result, 2 on bad usage.\n");
+}
+
+static int program_index(const char *name, size_t len)
+{
+	for (int i = 0; i < NPROGRAMS; i++)
+		if (strlen(programs[i]->problem->name) == len &&
+		    !strncmp(programs[i]->problem->name, name, len))
+			return i;
+	return -1;
+}
+
+static void list_programs(FILE *f)
+{
+	for (int i = 0; i < NPROGRAMS; i++) {
+		const struct bench_problem *pb = programs[i]->problem;
+
+		fprintf(f, "  %-10s n %ld (quick %ld, %ld..%ld)  %s\n", pb->name,
+			pb->n_default, pb->n_quick, pb->n_min, pb->n_max,
+			pb->doc);
+	}
+}
+
+/* --only a,b: bit i of *sel for programs[i]. */
+static int parse_only(const char *arg, unsigned *sel)
+{
+	*sel = 0;
+	for (const char *p = arg; *p;) {
+		size_t len = strcspn(p, ",");
+		int i = program_index(p, len);
+
+		if (i < 0) {
+			fprintf(stderr, PROG ": --only: no program '%.*s'; there are:\n",
+				(int)len, p);
+			list_programs(stderr);
+			return -EINVAL;
+		}
+		*sel |= 1u << i;
+		p += len + (p[len] == ',');
+	}
+	return *sel ? 0 : -EINVAL;
+}
+
+static int parse_runtimes(const char *arg, unsigned *sel)
+{
+	*sel = 1;	/* serial: the reference, always */
+	for (const char *p = arg; *p;) {
+		size_t len = strcspn(p, ",");
+		int i;
+
+		for (i = 1; i < nruntimes; i++)
+			if (strlen(runtimes[i].name) == len &&
+			    !strncmp(runtimes[i].name, p, len))
+				break;
+		if (i == nruntimes) {
+			fprintf(stderr, PROG ": --runtime: no runtime '%.*s'; "
+				"there are xsched, tbb, libgomp, libomp\n",
+				(int)len, p);
+			return -EINVAL;
+		}
+		*sel |= 1u << i;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* --threads 1,2,4-8 */
+static int parse_threads(const char *arg, struct options *o)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	o->nthreads = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok, '-');
+		long lo, hi;
+
+		if (dash)
+			*dash = '\0';
+		rc = bench_parse_long(PROG, "--threads", tok, 1, MAX_THREADS, &lo);
+		hi = lo;
+		if (!rc && dash)
+			rc = bench_parse_long(PROG, "--threads", dash + 1, lo,
+					      MAX_THREADS, &hi);
+		for (long t = lo; !rc && t <= hi; t++) {
+			if (o->nthreads == MAX_THREAD_COUNTS) {
+				fprintf(stderr, PROG ": --threads: more than %d counts\n",
+					MAX_THREAD_COUNTS);
+				rc = -EINVAL;
+				break;
+			}
+			o->threads[o->nthreads++] = (int)t;
+		}
+	}
+	free(copy);
+	if (!rc && !o->nthreads) {
+		fprintf(stderr, PROG ": --threads: '%s' names no thread count\n", arg);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+/* --n N or --n NAME=N,...: sizes of the selected programs. */
+static int parse_n(const char *arg, struct options *o)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		int k;
+
+		for (k = 0; k < o->nonly; k++) {
+			const struct bench_problem *pb = o->only[k]->problem;
+			char what[64];
+
+			if (eq && (strlen(pb->name) != (size_t)(eq - tok) ||
+				   strncmp(pb->name, tok, (size_t)(eq - tok))))
+				continue;
+			snprintf(what, sizeof(what), "--n for %s", pb->name);
+			rc = bench_parse_long(PROG, what, eq ? eq + 1 : tok,
+					      pb->n_min, pb->n_max, &o->n[k]);
+			if (rc || eq)
+				break;
+		}
+		if (eq && k == o->nonly) {
+			fprintf(stderr, PROG ": --n: '%.*s' is not a selected program\n",
+				(int)(eq - tok), tok);
+			rc = -EINVAL;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+static char *default_omp_path(void)
+{
+	static char path[PATH_MAX];
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (len < 0)
+		return (char *)"xsched-bench-omp";
+	self[len] = '\0';
+	snprintf(path, sizeof(path), "%s/xsched-bench-omp", dirname(self));
+	return path;
+}
+
+static int parse_options(int argc, char **argv, struct options *o, int ncpus)
+{
+	static const struct option opts[] = {
+		{ "only", required_argument, NULL, 'o' },
+		{ "runtime", required_argument, NULL, 'R' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "n", required_argument, NULL, 'n' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "omp", required_argument, NULL, 'O' },
+		{ "libomp", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *n_arg = NULL;
+	unsigned only = (1u << NPROGRAMS) - 1;
+	bool quick = false;
+	long v;
+	int c;
+
+	o->runtimes = (1u << nruntimes) - 1;
+	o->repeat = 5;
+	o->budget = 10;
+	o->timeout = 60;
+	o->omp_path = default_omp_path();
+	o->nthreads = 0;
+	for (int t = 1; t <= ncpus && t <= MAX_THREAD_COUNTS; t++)
+		o->threads[o->nthreads++] = t;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (parse_only(optarg, &only))
+				return 2;
+			break;
+		case 'R':
+			if (parse_runtimes(optarg, &o->runtimes))
+				return 2;
+			break;
+		case 't':
+			if (parse_threads(optarg, o))
+				return 2;
+			break;
+		case 'r':
+			if (bench_parse_long(PROG, "--repeat", optarg, 1, 1000, &o->repeat))
+				return 2;
+			break;
+		case 'b':
+			if (bench_parse_long(PROG, "--budget", optarg, 0, 86400, &v))
+				return 2;
+			o->budget = (double)v;
+			break;
+		case 'T':
+			if (bench_parse_long(PROG, "--timeout", optarg, 1, 86400, &v))
+				return 2;
+			o->timeout = (double)v;
+			break;
+		case 'n':
+			n_arg = optarg;
+			break;
+		case 'q':
+			quick = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'l':
+			list_programs(stdout);
+			exit(0);
+		case 'O':
+			o->omp_path = optarg;
+			break;
+		case 'L':
+			if (access(optarg, R_OK)) {
+				fprintf(stderr, PROG ": --libomp: %s: %s\n", optarg,
+					strerror(errno));
+				return 2;
+			}
+			o->libomp_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	o->only = calloc(NPROGRAMS, sizeof(*o->only));
+	o->n = calloc(NPROGRAMS, sizeof(*o->n));
+	if (!o->only || !o->n)
+		return 1;
+	for (int i = 0; i < NPROGRAMS; i++) {
+		if (!(only & (1u << i)))
+			continue;
+		o->n[o->nonly] = quick ? programs[i]->problem->n_quick :
+					 programs[i]->problem->n_default;
+		o->only[o->nonly++] = programs[i];
+	}
+	if (n_arg && parse_n(n_arg, o))
+		return 2;
+	if (!o->libomp_path)
+		o->libomp_path = find_libomp(&o->libomp_why);
+	return 0;
+}
+
+/* Measure one cell and report it. */
+static struct cell *run_cell(const struct options *o, struct program_run *x,
+			     struct cell *cells, int *ncells,
+			     const struct runtime *rt, int threads)
+{
+	struct cell *c = &cells[(*ncells)++];
+
+	memset(c, 0, sizeof(*c));
+	c->b = x->b;
+	c->rt = rt;
+	c->n = x->n;
+	c->threads = threads;
+	c->tasks = rt->parallel ? x->tasks : 0;
+	c->times = calloc((size_t)o->repeat, sizeof(double));
+	if (!c->times)
+		cell_fail(c, CELL_ERROR, "out of memory");
+	else
+		rt->measure(c, x, o);
+	cell_finish(c);
+	return c;
+}
+
+static const struct cell *find_t1(const struct cell *cells, int ncells,
+				  const struct cell *c)
+{
+	for (int i = 0; i < ncells; i++)
+		if (cells[i].b == c->b && cells[i].rt == c->rt &&
+		    cells[i].threads == 1)
+			return &cells[i];
+	return NULL;
+}
+
+/* Serial first (the reference), then every runtime at every count. */
+static int run_program(const struct options *o, const struct bench *b, long n,
+		       struct cell *cells, int *ncells)
+{
+	const struct bench_problem *pb = b->problem;
+	struct program_run x = { .b = b, .n = n };
+	struct cell *serial;
+	char why[256];
+	int errors = 0;
+
+	x.st = pb->setup(n);
+	if (!x.st) {
+		fprintf(stderr, PROG ": %s: cannot set up n = %ld: %s\n",
+			pb->name, n, strerror(errno));
+		return 1;
+	}
+	serial = run_cell(o, &x, cells, ncells, &runtimes[0], 1);
+	if (serial->status == CELL_OK && pb->verify &&
+	    pb->verify(x.st, why, sizeof(why)))
+		cell_fail(serial, CELL_ERROR, "wrong serial result: %s", why);
+	if (serial->status == CELL_OK)
+		x.tasks = pb->tasks(x.st);
+	report_program(o, &x);
+	report_cell(o, serial, serial, NULL);
+	if (serial->status != CELL_OK) {
+		pb->teardown(x.st);
+		return 1;
+	}
+	for (int r = 1; r < nruntimes; r++) {
+		if (!(o->runtimes & (1u << r)))
+			continue;
+		for (int t = 0; t < o->nthreads; t++) {
+			struct cell *c = run_cell(o, &x, cells, ncells,
+						  &runtimes[r], o->threads[t]);
+
+			report_cell(o, c, serial, find_t1(cells, *ncells, c));
+			errors += c->status == CELL_ERROR;
+		}
+	}
+	pb->teardown(x.st);
+	return errors > 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	int ncpus = cpu_count();
+	struct cell *cells;
+	int ncells = 0, failed = 0, rc;
+
+	rc = parse_options(argc, argv, &o, ncpus);
+	if (rc)
+		return rc;
+	cells = calloc((size_t)o.nonly * (1 + (size_t)nruntimes * (size_t)o.nthreads),
+		       sizeof(*cells));
+	if (!cells) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	report_start(&o, ncpus);
+	for (int i = 0; i < o.nonly; i++)
+		failed |= run_program(&o, o.only[i], o.n[i], cells, &ncells);
+	report_ratios(&o, cells, ncells);
+	for (int i = 0; i < ncells; i++)
+		free(cells[i].times);
+	free(cells);
+	free(o.only);
+	free(o.n);
+	return failed;
+}

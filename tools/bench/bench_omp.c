@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_omp.c - xsched-bench-omp: the OpenMP task versions, one program at
+ * one thread count per invocation. xsched-bench runs it as a child, once as
+ * is (GNU libgomp) and once with LLVM's libomp in LD_PRELOAD (libomp also
+ * implements the GOMP_* ABI), and reads back one JSON line per run:
+ *
+ *   {"bench":"fib","threads":2,"n":35,"rep":0,"time_s":0.123456789,
+ *    "checksum":"00000000005c6a55","lib":"/usr/lib/.../libgomp.so.1"}
+ *
+ * "lib" is the library that GOMP_parallel was bound to, so the parent can
+ * check that a preload took effect. The checksum is checked by the parent
+ * against its serial run. Exit status: 0, 1 on failure, 2 on bad usage, 4
+ * when this program has no OpenMP version of the one asked for.
+ */
+#include <dlfcn.h>
+#include <getopt.h>
+#include <omp.h>
+#include <string.h>
+#include "bench.h"
+
+#define BENCH(name) extern const struct bench_omp bench_omp_##name;
+#include "bench-list.h"
+#undef BENCH
+
+static const struct bench_omp *const programs[] = {
+#define BENCH(name) &bench_omp_##name,
+#include "bench-list.h"
+#undef BENCH
+};
+
+#define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
+#define PROG "xsched-bench-omp"
+#define EXIT_SKIP 4
+
+/* The library that serves the program's GOMP_parallel@GOMP_4.0 calls. */
+static const char *omp_library(void)
+{
+	void *sym = dlvsym(RTLD_DEFAULT, "GOMP_parallel", "GOMP_4.0");
+	Dl_info info;
+
+	if (!sym)
+		sym = dlsym(RTLD_DEFAULT, "GOMP_parallel");
+	if (sym && dladdr(sym, &info) && info.dli_fname)
+		return info.dli_fname;
+	return "unknown";
+}
+
+static int team_size(void)
+{
+	int n = 0;
+
+#pragma omp parallel
+#pragma omp single
+	n = omp_get_num_threads();
+	return n;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " --only NAME [--n N] [--threads P] [--repeat R] [--budget S]\n"
+		"       " PROG " --list\n"
+		"Runs the OpenMP version of one benchmark; xsched-bench runs this.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "only", required_argument, NULL, 'o' },
+		{ "n", required_argument, NULL, 'n' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const struct bench_omp *b = NULL;
+	const struct bench_problem *pb;
+	const char *only = NULL, *n_arg = NULL;
+	long n, threads = 1, repeat = 5, budget = 10;
+	double spent = 0;
+	const char *lib;
+	void *st;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			only = optarg;
+			break;
+		case 'n':
+			n_arg = optarg;
+			break;
+		case 't':
+			if (bench_parse_long(PROG, "--threads", optarg, 1, 4096, &threads))
+				return 2;
+			break;
+		case 'r':
+			if (bench_parse_long(PROG, "--repeat", optarg, 1, 1000, &repeat))
+				return 2;
+			break;
+		case 'b':
+			if (bench_parse_long(PROG, "--budget", optarg, 0, 86400, &budget))
+				return 2;
+			break;
+		case 'l':
+			for (size_t i = 0; i < NPROGRAMS; i++)
+				printf("%s\n", programs[i]->problem->name);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!only || optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < NPROGRAMS; i++)
+		if (!strcmp(programs[i]->problem->name, only))
+			b = programs[i];
+	if (!b) {
+		fprintf(stderr, PROG ": --only: no OpenMP version of '%s'\n", only);
+		return EXIT_SKIP;
+	}
+	pb = b->problem;
+	n = pb->n_default;
+	if (n_arg && bench_parse_long(PROG, "--n", n_arg, pb->n_min, pb->n_max, &n))
+		return 2;
+
+	omp_set_dynamic(0);
+	omp_set_num_threads((int)threads);
+	if (team_size() != threads) {
+		fprintf(stderr, PROG ": asked for %ld threads, the team has %d\n",
+			threads, team_size());
+		return 1;
+	}
+	lib = omp_library();
+	st = pb->setup(n);
+	if (!st) {
+		fprintf(stderr, PROG ": %s: setup(%ld): %s\n", pb->name, n,
+			strerror(errno));
+		return 1;
+	}
+	for (long rep = 0; rep < repeat && (rep == 0 || spent < budget); rep++) {
+		double t0, t;
+
+		if (pb->reset)
+			pb->reset(st);
+		t0 = bench_now();
+		b->omp(st);
+		t = bench_now() - t0;
+		spent += t;
+		printf("{\"bench\":\"%s\",\"threads\":%ld,\"n\":%ld,\"rep\":%ld,"
+		       "\"time_s\":%.9f,\"checksum\":\"%016llx\",\"lib\":\"%s\"}\n",
+		       pb->name, threads, n, rep, t,
+		       (unsigned long long)pb->checksum(st), lib);
+		fflush(stdout);
+	}
+	pb->teardown(st);
+	return 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fib.h - fib(n) by naive recursion: every variant spawns one task per
+ * internal call (fib(n-1)) and computes fib(n-2) itself, with no cut-off,
+ * so a task does almost nothing but spawn: this measures the runtime's
+ * per-task cost.
+ */
+#ifndef XSCHED_BENCH_FIB_H
+#define XSCHED_BENCH_FIB_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "bench.h"
+
+struct fib_state {
+	int n;
+	long result;
+};
+
+BENCH_C_LINKAGE void fib_tbb(void *st);
+
+static inline long fib_seq(int n)
+{
+	if (n < 2)
+		return n;
+	return fib_seq(n - 1) + fib_seq(n - 2);
+}
+
+static inline void *fib_setup(long n)
+{
+	struct fib_state *st = (struct fib_state *)calloc(1, sizeof(*st));
+
+	if (st)
+		st->n = (int)n;
+	return st;
+}
+
+static inline void fib_teardown(void *st)
+{
+	free(st);
+}
+
+static inline void fib_reset(void *p)
+{
+	((struct fib_state *)p)->result = -1;
+}
+
+static inline void fib_serial(void *p)
+{
+	struct fib_state *st = (struct fib_state *)p;
+
+	st->result = fib_seq(st->n);
+}
+
+static inline uint64_t fib_checksum(const void *p)
+{
+	return (uint64_t)((const struct fib_state *)p)->result;
+}
+
+static inline int fib_verify(const void *p, char *why, int len)
+{
+	const struct fib_state *st = (const struct fib_state *)p;
+	long a = 0, b = 1;
+
+	for (int i = 0; i < st->n; i++) {
+		long t = a + b;
+
+		a = b;
+		b = t;
+	}
+	if (st->result == a)
+		return 0;
+	snprintf(why, (size_t)len, "fib(%d) = %ld, expected %ld", st->n,
+		 st->result, a);
+	return -EINVAL;
+}
+
+/* One spawn per call with n >= 2: s(n) = 1 + s(n-1) + s(n-2), s(0..1) = 0. */
+static inline uint64_t fib_tasks(const void *p)
+{
+	int n = ((const struct fib_state *)p)->n;
+	uint64_t a = 0, b = 0;	/* s(i-1), s(i) */
+
+	for (int i = 1; i < n; i++) {
+		uint64_t t = 1 + a + b;
+
+		a = b;
+		b = t;
+	}
+	return b;
+}
+
+#ifndef __cplusplus
+static const struct bench_problem fib_problem = {
+	.name = "fib",
+	.doc = "fib(n), one spawn per call, no cut-off",
+	.n_default = 35,
+	.n_quick = 20,
+	.n_min = 0,
+	.n_max = 50,
+	.setup = fib_setup,
+	.teardown = fib_teardown,
+	.reset = fib_reset,
+	.serial = fib_serial,
+	.checksum = fib_checksum,
+	.verify = fib_verify,
+	.tasks = fib_tasks,
+};
+#endif
+
+#endif /* XSCHED_BENCH_FIB_H */

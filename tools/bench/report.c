@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - what xsched-bench prints.
+ *
+ * Human (default): a block per program, a row per runtime x threads with
+ * min and median of the runs and three ratios of min times:
+ *   T1/Ts  the runtime on 1 thread over serial C: its per-task overhead;
+ *   Ts/Tp  serial over the runtime on p threads: speedup over serial;
+ *   T1/Tp  the runtime on 1 thread over p threads: its own scaling;
+ * then "xsched vs libgomp at P threads": T_other / T_xsched per program and
+ * thread count, for libgomp, libomp and tbb (> 1: xsched is faster; ">r"
+ * when the other runtime hit --timeout).
+ *
+ * --json: one object per cell and line, nothing else on stdout:
+ *   bench, runtime, threads, n, status ("ok" | "skipped" | "timeout" |
+ *   "error"),
+ *   repeats, min_s, median_s, tasks, t1_ts, ts_tp, t1_tp (null when not
+ *   measured or not applicable), lib (OpenMP runtimes), reason (not ok).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "driver.h"
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void json_number(const char *key, double v, bool have)
+{
+	if (have)
+		printf(",\"%s\":%.9g", key, v);
+	else
+		printf(",\"%s\":null", key);
+}
+
+static bool ok(const struct cell *c)
+{
+	return c && c->status == CELL_OK;
+}
+
+void report_start(const struct options *o, int ncpus)
+{
+	if (o->json)
+		return;
+	printf("xsched-bench: %d CPUs; threads", ncpus);
+	for (int i = 0; i < o->nthreads; i++)
+		printf("%s%d", i ? "," : " ", o->threads[i]);
+	printf("; up to %ld runs or %.0f s per cell; ratios of min times\n",
+	       o->repeat, o->budget);
+	fflush(stdout);
+}
+
+void report_program(const struct options *o, const struct program_run *x)
+{
+	if (o->json)
+		return;
+	printf("\n%s: %s\n  n = %ld, %llu tasks per parallel run\n",
+	       x->b->problem->name, x->b->problem->doc, x->n,
+	       (unsigned long long)x->tasks);
+	printf("  %-8s %7s %12s %12s %5s %7s %7s %7s\n", "runtime", "threads",
+	       "min_s", "median_s", "runs", "T1/Ts", "Ts/Tp", "T1/Tp");
+	fflush(stdout);
+}
+
+static void human_cell(const struct cell *c, const struct cell *serial,
+		       const struct cell *t1)
+{
+	static const char *const what[] = {
+		[CELL_SKIPPED] = "skipped", [CELL_TIMEOUT] = "timeout",
+		[CELL_ERROR] = "ERROR",
+	};
+	char thr[16] = "-";
+
+	if (c->rt->parallel)
+		snprintf(thr, sizeof(thr), "%d", c->threads);
+	printf("  %-8s %7s", c->rt->name, thr);
+	if (!ok(c)) {
+		printf("   %s: %s\n", what[c->status], c->why);
+		return;
+	}
+	printf(" %12.6f %12.6f %5d", c->min_s, c->median_s, c->reps);
+	if (c->rt->parallel) {
+		if (ok(t1) && ok(serial))
+			printf(" %7.2f", t1->min_s / serial->min_s);
+		else
+			printf(" %7s", "-");
+		if (ok(serial))
+			printf(" %7.2f", serial->min_s / c->min_s);
+		else
+			printf(" %7s", "-");
+		if (ok(t1))
+			printf(" %7.2f", t1->min_s / c->min_s);
+		else
+			printf(" %7s", "-");
+	}
+	putchar('\n');
+}
+
+static void json_cell(const struct cell *c, const struct cell *serial,
+		      const struct cell *t1)
+{
+	bool par = c->rt->parallel;
+	static const char *const status[] = {
+		[CELL_OK] = "ok", [CELL_SKIPPED] = "skipped",
+		[CELL_TIMEOUT] = "timeout", [CELL_ERROR] = "error",
+	};
+
+	printf("{\"bench\":");
+	json_string(c->b->problem->name);
+	printf(",\"runtime\":");
+	json_string(c->rt->name);
+	printf(",\"threads\":%d,\"n\":%ld,\"status\":\"%s\",\"repeats\":%d",
+	       c->threads, c->n, status[c->status], ok(c) ? c->reps : 0);
+	json_number("min_s", c->min_s, ok(c));
+	json_number("median_s", c->median_s, ok(c));
+	printf(",\"tasks\":%llu", (unsigned long long)c->tasks);
+	json_number("t1_ts", ok(t1) && ok(serial) ? t1->min_s / serial->min_s : 0,
+		    par && ok(c) && ok(t1) && ok(serial));
+	json_number("ts_tp", ok(serial) && ok(c) ? serial->min_s / c->min_s : 0,
+		    par && ok(c) && ok(serial));
+	json_number("t1_tp", ok(t1) && ok(c) ? t1->min_s / c->min_s : 0,
+		    par && ok(c) && ok(t1));
+	if (c->lib[0]) {
+		printf(",\"lib\":");
+		json_string(c->lib);
+	}
+	if (!ok(c)) {
+		printf(",\"reason\":");
+		json_string(c->why);
+	}
+	printf("}\n");
+}
+
+void report_cell(const struct options *o, const struct cell *c,
+		 const struct cell *serial, const struct cell *t1)
+{
+	if (o->json)
+		json_cell(c, serial, t1);
+	else
+		human_cell(c, serial, t1);
+	fflush(stdout);
+}
+
+static const struct cell *find(const struct cell *cells, int ncells,
+			       const struct bench *b, const char *rt,
+			       int threads)
+{
+	for (int i = 0; i < ncells; i++)
+		if (cells[i].b == b && cells[i].threads == threads &&
+		    !strcmp(cells[i].rt->name, rt))
+			return &cells[i];
+	return NULL;
+}
+
+static bool find_runtime(const struct cell *cells, int ncells, const char *rt)
+{
+	for (int i = 0; i < ncells; i++)
+		if (!strcmp(cells[i].rt->name, rt))
+			return true;
+	return false;
+}
+
+/* ">12.3x": the other runtime hit --timeout, so it is at least this slow. */
+static const char *above(double ratio)
+{
+	static char s[32];
+
+	snprintf(s, sizeof(s), ">%.1fx", ratio);
+	return s;
+}
+
+void report_ratios(const struct options *o, const struct cell *cells,
+		   int ncells)
+{
+	static const char *const all[] = { "libgomp", "libomp", "tbb" };
+	const char *others[3];
+	int nothers = 0;
+
+	for (int k = 0; k < 3; k++)
+		if (find_runtime(cells, ncells, all[k]))
+			others[nothers++] = all[k];
+	if (o->json || !nothers || !find_runtime(cells, ncells, "xsched"))
+		return;
+	printf("\nxsched vs libgomp at P threads: T_other / T_xsched, min times "
+	       "(> 1: xsched is faster)\n  %-10s %7s", "bench", "P");
+	for (int k = 0; k < nothers; k++)
+		printf(" %9s", others[k]);
+	putchar('\n');
+	for (int i = 0; i < o->nonly; i++) {
+		for (int t = 0; t < o->nthreads; t++) {
+			int p = o->threads[t];
+			const struct cell *xs = find(cells, ncells, o->only[i],
+						     "xsched", p);
+
+			if (!xs)	/* the program did not get that far */
+				continue;
+			printf("  %-10s %7d", o->only[i]->problem->name, p);
+			for (int k = 0; k < nothers; k++) {
+				const struct cell *c = find(cells, ncells,
+							    o->only[i],
+							    others[k], p);
+
+				if (ok(xs) && ok(c))
+					printf(" %8.2fx", c->min_s / xs->min_s);
+				else if (ok(xs) && c && c->status == CELL_TIMEOUT)
+					printf(" %9s", above(o->timeout / xs->min_s));
+				else
+					printf(" %9s", "-");
+			}
+			putchar('\n');
+		}
+	}
+	fflush(stdout);
+}
