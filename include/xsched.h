@@ -80,6 +80,25 @@ int xs_task_wait(void);
  */
 int xs_barrier_wait(void);
 
+/*
+ * Continuations: work that becomes runnable when something outside the
+ * runtime completes (a GPU job, an I/O completion). Created inside a task,
+ * a continuation belongs to the running job: xs_runtime_run() and team
+ * barriers do not return before it has run. It is not a child of the task
+ * that created it, which may return (yield) at once.
+ */
+struct xs_continuation;
+
+/* From inside a task: prepare @fn to run with a private copy of the @size
+ * bytes at @arg once xs_continuation_ready() is called. Returns NULL and
+ * sets errno: EPERM outside a task, E2BIG if size > XS_TASK_ARG_MAX,
+ * ENOMEM. */
+struct xs_continuation *xs_continuation_create(xs_task_fn fn, const void *arg, size_t size);
+
+/* Make @c runnable. Any thread may call it (a CUDA host callback, say),
+ * exactly once per continuation. */
+void xs_continuation_ready(struct xs_continuation *c);
+
 /* The calling worker's id in [0, xs_worker_count()), or -1 outside. */
 int xs_worker_id(void);
 
@@ -120,6 +139,7 @@ struct xs_stats {
 	uint64_t tasks_remote;          /* ... by a worker of another node */
 	uint64_t immediate;             /* run at once because their queue was full */
 	uint64_t static_pushes;         /* pushed round-robin into a queue */
+	uint64_t continuations;         /* continuations created */
 	uint64_t requests_sent;         /* steal requests written by thieves */
 	uint64_t requests_handled;      /* valid requests served by victims */
 	uint64_t requests_with_steal;   /* served requests that moved tasks */

@@ -12,8 +12,8 @@
  * (lock-less release: plain release stores, no RMW). While it waits, a
  * worker keeps running the tasks that arrive in its queues.
  *
- * Counters. C_w = tasks worker w pushed (static_pushes), incremented before
- * the task is published; F_w = queued tasks w completed (tasks_self +
+ * Counters. C_w = tasks worker w pushed (static_pushes) plus continuations
+ * it created, incremented before the task is published; F_w = queued tasks w completed (tasks_self +
  * tasks_local + tasks_remote), incremented after the body and its join
  * returned. A task is outstanding
  * from its C increment to its F increment, so at any moment the true totals
@@ -98,7 +98,8 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 	}
 	/* Own counters last, so they are read after this worker's arrival
 	 * and after the wave start it answers. */
-	*created += xs_load_relaxed(&w->ctr.static_pushes);
+	*created += xs_load_relaxed(&w->ctr.static_pushes) +
+		    xs_load_relaxed(&w->ctr.continuations);
 	*finished += xs_counters_queued_done(&w->ctr);
 	xs_counter_inc(&w->ctr.barrier_waves);
 }

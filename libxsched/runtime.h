@@ -68,6 +68,9 @@ struct xs_runtime {
 	_Atomic(struct xs_victim_view *) victims;
 	bool pinned;                    /* worker threads are pinned to their CPU */
 	struct xs_dlb_config dlb;       /* as configured; workers hold copies */
+	/* Continuations made ready by any thread: a Treiber stack that
+	 * workers empty with one exchange (continuation.c). */
+	xs_cache_aligned _Atomic(struct xs_task *) inject;
 	void **queue_rows;              /* rows[c]: the N queues into worker c */
 	pthread_t *threads;             /* threads[i] runs worker i (i >= 1) */
 	_Atomic uint32_t rows_ready;    /* start-up: workers whose row is ready */
@@ -112,6 +115,10 @@ static inline void xs_dlb_poll(struct xs_worker *w)
 
 /* dlb.c */
 int xs_dlb_config_check(const struct xs_dlb_config *cfg);
+
+/* continuation.c */
+bool xs_inject_pending(const struct xs_runtime *rt);
+bool xs_inject_take(struct xs_worker *w);
 
 /* worker.c */
 struct xs_task *xs_worker_pop(struct xs_worker *w);

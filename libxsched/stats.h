@@ -23,6 +23,7 @@
 	X(tasks_remote, "queued tasks run here, created on another node")                  \
 	X(immediate, "tasks run immediately because the target queue was full")            \
 	X(static_pushes, "tasks pushed to a queue (round-robin, static load balancing)")  \
+	X(continuations, "continuations created (xs_continuation_create)")                \
 	X(requests_sent, "steal requests written into a victim's request cell")            \
 	X(requests_handled, "valid requests this worker served as a victim")               \
 	X(requests_with_steal, "served requests that moved at least one task")             \

@@ -68,9 +68,11 @@ static inline void xs_arg_copy(void *dst, const void *src, size_t size)
 static void xs_task_complete(struct xs_worker *w, struct xs_task *t)
 {
 	struct xs_task *parent = t->parent;
-	struct xs_worker *pw = parent->worker;
+	struct xs_worker *pw = parent ? parent->worker : NULL;
 
-	if (pw == w) {
+	if (!parent) {
+		/* A continuation: nobody joins it; the barrier counts it. */
+	} else if (pw == w) {
 		/* The parent is suspended on this very thread. */
 		parent->done_local++;
 	} else {
@@ -285,7 +287,7 @@ static bool xs_wait_has_work(void *p)
 {
 	struct xs_wait_ctx *c = p;
 
-	return c->done(c->arg) || xs_worker_has_queued(c->w);
+	return c->done(c->arg) || xs_worker_has_queued(c->w) || xs_inject_pending(c->w->rt);
 }
 
 /*
@@ -315,6 +317,8 @@ void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 			xs_task_run_queued(w, t);
 			continue;
 		}
+		if (xs_inject_take(w))
+			continue;
 		xs_dlb_idle(w);
 		if (!idle_since) {
 			idle_since = xs_now_ns();

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "xsched.h"
 #include "xs_test.h"
+#include "test-scale.h"
 
 #define WORKERS 6
 #define ROUNDS 200
@@ -107,7 +108,7 @@ TEST_F_TIMEOUT(runtime, no_release_while_tasks_pending, 600)
 	struct xs_runtime *rt = xs_runtime_create(WORKERS);
 
 	ASSERT_NE(NULL, rt);
-	for (uintptr_t round = 0; round < ROUNDS; round++) {
+	for (uintptr_t round = 0; round < ROUNDS / test_scale(); round++) {
 		atomic_store(&created, 0);
 		for (uint32_t i = 0; i < MAX_TASKS; i++)
 			atomic_store_explicit(&runs[i], 0, memory_order_relaxed);

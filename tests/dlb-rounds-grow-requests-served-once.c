@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "runtime.h"
 #include "xs_test.h"
+#include "test-scale.h"
 
 #define WORKERS 8
 
@@ -68,7 +69,7 @@ TEST_F_TIMEOUT(runtime, rounds_grow_and_requests_are_served_once, 300)
 	rt = xs_runtime_create(WORKERS);
 	ASSERT_NE(NULL, rt);
 	ASSERT_EQ(0, pthread_create(&observer, NULL, observe_rounds, NULL));
-	for (uint64_t seed = 1; seed <= 200; seed++) {
+	for (uint64_t seed = 1; seed <= 200 / test_scale(); seed++) {
 		struct tree root = { seed * 7 + 3, 9 };
 
 		ASSERT_EQ(0, xs_runtime_run(rt, node, &root));

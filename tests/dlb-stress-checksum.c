@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include "xsched.h"
 #include "xs_test.h"
+#include "test-scale.h"
 
 struct tree {
 	uint64_t seed;
@@ -73,7 +74,7 @@ static void run_strategy(struct __test_metadata *_metadata, const char *dlb)
 	setenv("XSCHED_DLB_STEAL", "3", 1);
 	rt = xs_runtime_create(8);
 	ASSERT_NE(NULL, rt);
-	for (uint64_t seed = 1; seed <= 12; seed++) {
+	for (uint64_t seed = 1; seed <= 12 / test_scale() + 1; seed++) {
 		_Atomic uint64_t sum = 0, nodes = 0;
 		uint64_t want_sum = 0, want_nodes = 0;
 		struct tree root = { seed, 11, &sum, &nodes };

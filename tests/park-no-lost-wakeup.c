@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include "xsched.h"
 #include "xs_test.h"
+#include "test-scale.h"
 
 #define WORKERS 4
 #define TARGET_PARKS 1000000ull
@@ -47,7 +48,7 @@ TEST_F_TIMEOUT(runtime, million_park_cycles, 600)
 	setenv("XSCHED_SPIN_US", "0", 1);
 	rt = xs_runtime_create(WORKERS);
 	ASSERT_NE(NULL, rt);
-	while (st.parks < TARGET_PARKS) {
+	while (st.parks < TARGET_PARKS / test_scale()) {
 		ASSERT_EQ(0, xs_runtime_run(rt, root, &len));
 		runs++;
 		ASSERT_EQ(0, xs_runtime_stats(rt, &st));

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "xsched.h"
 #include "xs_test.h"
+#include "test-scale.h"
 
 struct tree {
 	uint64_t seed;
@@ -71,12 +72,12 @@ TEST_F_TIMEOUT(runtime, eight_workers_two_cpus, 300)
 	struct xs_runtime *rt = xs_runtime_create(8);
 
 	ASSERT_NE(NULL, rt);
-	for (uint64_t seed = 1; seed <= 40; seed++) {
+	for (uint64_t seed = 1; seed <= 32 / test_scale(); seed++) {
 		_Atomic uint64_t sum = 0, nodes = 0;
 		uint64_t want_sum = 0, want_nodes = 0;
-		struct tree root = { seed, 20, &sum, &nodes };
+		struct tree root = { seed, 18, &sum, &nodes };
 
-		serial(seed, 20, &want_sum, &want_nodes);
+		serial(seed, 18, &want_sum, &want_nodes);
 		ASSERT_EQ(0, xs_runtime_run(rt, node, &root));
 		ASSERT_EQ(want_nodes, atomic_load(&nodes));
 		ASSERT_EQ(want_sum, atomic_load(&sum));

@@ -11,17 +11,11 @@
 #include "xsched.h"
 #include "xs_test.h"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define XS_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define XS_SANITIZED 1
-#endif
-#endif
+#include "test-scale.h"
 
 static _Atomic long allocations;
 
-#ifndef XS_SANITIZED
+#ifndef XS_TEST_SANITIZED
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -51,7 +45,7 @@ void *aligned_alloc(size_t align, size_t n)
 	atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
 	return __libc_memalign(align, n);
 }
-#endif /* !XS_SANITIZED */
+#endif /* !XS_TEST_SANITIZED */
 
 #define FANOUT 1000
 #define ROUNDS 10000 /* ROUNDS * FANOUT = 10^7 tasks */

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A continuation made ready by a thread outside the runtime (as a CUDA
+ * host callback would) runs on a worker, and the job does not end before
+ * it has: xs_runtime_run() and the team barrier wait for it even though
+ * the task that created it returned long before.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+#include "xsched.h"
+#include "xs_test.h"
+
+#define NCONT 500
+
+static _Atomic int ran;
+static _Atomic int ran_on_worker;
+
+static void continuation(void *arg)
+{
+	(void)arg;
+	if (xs_worker_id() >= 0)
+		atomic_fetch_add(&ran_on_worker, 1);
+	atomic_fetch_add(&ran, 1);
+}
+
+/* The "device": completes every continuation after a delay, in reverse. */
+static void *device(void *arg)
+{
+	struct xs_continuation **c = arg;
+
+	usleep(20 * 1000);
+	for (int i = NCONT; i-- > 0;)
+		xs_continuation_ready(c[i]);
+	return NULL;
+}
+
+static struct xs_continuation *pending[NCONT];
+static pthread_t dev;
+
+static void submit(void *arg)
+{
+	int i = *(int *)arg;
+
+	pending[i] = xs_continuation_create(continuation, &i, sizeof i);
+	if (i == NCONT - 1)
+		pthread_create(&dev, NULL, device, pending);
+	/* ... and return at once: the work continues elsewhere. */
+}
+
+static void root(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < NCONT; i++)
+		xs_task_spawn(submit, &i, sizeof i);
+	xs_task_wait(); /* all submitted: creation order fixed before the device starts */
+}
+
+TEST(run_waits_for_continuations)
+{
+	struct xs_runtime *rt = xs_runtime_create(3);
+	struct xs_stats st;
+
+	ASSERT_NE(NULL, rt);
+	ASSERT_EQ(0, xs_runtime_run(rt, root, NULL));
+	EXPECT_EQ(NCONT, atomic_load(&ran));
+	EXPECT_EQ(NCONT, atomic_load(&ran_on_worker));
+	pthread_join(dev, NULL);
+	ASSERT_EQ(0, xs_runtime_stats(rt, &st));
+	EXPECT_EQ(NCONT, st.continuations);
+	xs_runtime_destroy(rt);
+}
+
+static void *one_later(void *arg)
+{
+	usleep(30 * 1000);
+	xs_continuation_ready(arg);
+	return NULL;
+}
+
+static pthread_t later;
+
+static void implicit(void *arg)
+{
+	(void)arg;
+	if (xs_worker_id() == 1) {
+		int x = 0;
+
+		pthread_create(&later, NULL, one_later,
+			       xs_continuation_create(continuation, &x, sizeof x));
+	}
+	xs_barrier_wait();
+	/* Every worker sees the continuation done after the barrier. */
+	if (atomic_load(&ran) != NCONT + 1)
+		atomic_fetch_add(&ran_on_worker, 1000000);
+}
+
+TEST(barrier_waits_for_continuation)
+{
+	struct xs_runtime *rt = xs_runtime_create(2);
+
+	ASSERT_NE(NULL, rt);
+	atomic_store(&ran, NCONT);
+	atomic_store(&ran_on_worker, 0);
+	ASSERT_EQ(0, xs_runtime_parallel(rt, implicit, NULL));
+	EXPECT_EQ(NCONT + 1, atomic_load(&ran));
+	EXPECT_EQ(1, atomic_load(&ran_on_worker));
+	pthread_join(later, NULL);
+	xs_runtime_destroy(rt);
+}
+
+TEST(outside_a_task)
+{
+	int x = 0;
+
+	errno = 0;
+	EXPECT_EQ(NULL, xs_continuation_create(continuation, &x, sizeof x));
+	EXPECT_EQ(EPERM, errno);
+}
+
+TEST_HARNESS_MAIN
