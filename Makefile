@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: MIT
+#
+# xsched - top-level Makefile.
+#
+# What is built comes from ./Kbuild (object and program lists, kernel style);
+# how it is built is all here. `make help` lists the targets.
+#
+#   make                      build/libxsched.so, build/libxsched.a, tools, benchmarks
+#   make check                install missing deps, build, run every test (KTAP)
+#   make check TESTS="a b"    run only tests a and b
+#   make check SANITIZE=thread            the same under ThreadSanitizer,
+#   make check SANITIZE=address,undefined or ASan+UBSan, in build-<sanitizer>/
+#   make check-concurrency SANITIZE=thread  only tests-concurrency-y
+#   make run / make bench     build, then run build/xsched-bench $(BENCH_ARGS)
+#   make V=1                  show the commands
+#   make CC=clang             any C11 compiler; warnings are errors with both
+
+# ---------------------------------------------------------------------------
+# Object and program lists
+
+libxsched-y :=
+libxsched-ldlibs-y :=
+tests-y :=
+tests-concurrency-y :=
+tools-y :=
+bench-y :=
+bench-cxx-y :=
+bench-ldlibs-y :=
+bench-omp-y :=
+bench-omp-cxx-y :=
+bench-omp-ldlibs-y :=
+include Kbuild
+
+# ---------------------------------------------------------------------------
+# Configuration
+
+# The version lives in the public header; the SONAME carries the major.
+xs-version = $(shell sed -n 's/^\#define XSCHED_VERSION_$(1) *\([0-9]*\).*/\1/p' include/xsched.h)
+VERSION_MAJOR := $(call xs-version,MAJOR)
+VERSION_MINOR := $(call xs-version,MINOR)
+SONAME := libxsched.so.$(VERSION_MAJOR)
+SOFILE := $(SONAME).$(VERSION_MINOR)
+
+# C++ objects are built by the C++ compiler of the same family as $(CC).
+ifeq ($(origin CXX),default)
+CXX := $(if $(findstring clang,$(CC)),clang++,g++)
+endif
+
+# $(call cc-option,FLAG): FLAG if $(CC) accepts it.
+cc-option = $(shell $(CC) -Werror $(1) -c -x c /dev/null -o /dev/null 2>/dev/null && echo $(1))
+
+# Output directory: build/, or build-<sanitizers>/ so instrumented objects
+# never mix with plain ones.
+comma := ,
+ifdef SANITIZE
+O ?= build-$(subst $(comma),-,$(SANITIZE))
+CFLAGS ?= -O1 -g -fno-omit-frame-pointer
+xs-flags := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+# gcc's flow analysis at -O1 with instrumentation reports variables as maybe
+# uninitialized that the -O2 build proves initialized; the plain build is
+# where this warning is an error.
+xs-flags += $(call cc-option,-Wno-error=maybe-uninitialized)
+ifneq ($(findstring thread,$(SANITIZE)),)
+# gcc warns at every inlined atomic_thread_fence() that TSan does not model
+# fences: a limit of the checker (orderings made only by a fence are not
+# seen, which can cause false reports), not an error in the code.
+xs-flags += $(call cc-option,-Wno-tsan)
+endif
+else
+O ?= build
+CFLAGS ?= -O2 -g
+xs-flags :=
+# Sanitizer runtimes are not linked into shared objects (clang), so only
+# plain builds can insist that libxsched.so resolves every symbol.
+xs-so-ldflags := -Wl,--no-undefined
+endif
+CXXFLAGS ?= $(CFLAGS)
+
+# The kernel's kselftest harness, extracted once from linux-source into a
+# cache outside the tree by scripts/kselftest-setup.sh.
+KSELFTEST_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/xsched/kselftest
+KSELFTEST_HDR := $(KSELFTEST_DIR)/kselftest_harness.h
+
+# Flags every object gets; CFLAGS/CXXFLAGS/LDFLAGS stay the user's to set.
+xs-cppflags := -D_GNU_SOURCE -Iinclude -Ilibxsched -MMD -MP
+xs-warnings := -Wall -Wextra -Werror
+XS_CFLAGS := -std=gnu11 -fPIC -pthread $(xs-warnings) $(xs-flags) $(xs-cppflags) $(CFLAGS)
+XS_CXXFLAGS := -std=c++17 -fPIC -pthread $(xs-warnings) $(xs-flags) $(xs-cppflags) $(CXXFLAGS)
+XS_LDFLAGS := -pthread $(xs-flags) $(LDFLAGS)
+
+# Every test gets tests/xs_test.h (the harness plus a leak check under ASan)
+# first, whether it includes that or kselftest_harness.h. The harness is a
+# system header: its 6.1 internals are not -Wextra clean. Its macros expand
+# in the tests into functions whose `variant` parameter most tests never use
+# and into `for (...) ;` after every ASSERT/EXPECT, which clang reports there.
+test-flags := -isystem $(KSELFTEST_DIR) -include tests/xs_test.h \
+	-Wno-unused-parameter -Wno-empty-body
+
+# ---------------------------------------------------------------------------
+# Quiet commands, kernel style: "  CC      libxsched/spsc.o"; V=1 shows them.
+
+ifeq ($(V),1)
+Q :=
+cmd = $(cmd_$(1))
+else
+Q := @
+cmd = @printf '  %-7s %s\n' $(quiet_cmd_$(1)) $(@:$(O)/%=%); $(cmd_$(1))
+endif
+
+quiet_cmd_cc := CC
+      cmd_cc = $(CC) $(XS_CFLAGS) $(prog-flags) -c -o $@ $<
+quiet_cmd_cxx := CXX
+      cmd_cxx = $(CXX) $(XS_CXXFLAGS) $(prog-flags) -c -o $@ $<
+quiet_cmd_ar := AR
+      cmd_ar = rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
+quiet_cmd_so := LD
+      cmd_so = $(CC) $(XS_LDFLAGS) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=$(filter %.map,$^) $(xs-so-ldflags) \
+		-o $@ $(filter %.o,$^) $(libxsched-ldlibs-y)
+quiet_cmd_ln := LN
+      cmd_ln = ln -sf $(<F) $@
+quiet_cmd_link := LD
+      cmd_link = $(prog-linker) $(XS_LDFLAGS) $(prog-flags) -o $@ \
+		$(filter %.o,$^) $(O)/libxsched.a $(libxsched-ldlibs-y) $(prog-ldlibs)
+
+# ---------------------------------------------------------------------------
+# The library
+
+lib-objs := $(addprefix $(O)/libxsched/,$(libxsched-y))
+lib-files := $(O)/libxsched.a $(O)/$(SOFILE) $(O)/$(SONAME) $(O)/libxsched.so
+
+$(O)/libxsched.a: $(lib-objs)
+	$(call cmd,ar)
+
+$(O)/$(SOFILE): $(lib-objs) libxsched/libxsched.map
+	$(call cmd,so)
+
+$(O)/$(SONAME): $(O)/$(SOFILE)
+	$(call cmd,ln)
+
+$(O)/libxsched.so: $(O)/$(SONAME)
+	$(call cmd,ln)
+
+# ---------------------------------------------------------------------------
+# Programs: one mechanism for tools, benchmarks and tests.
+#
+# $(call program,NAME,C-OBJS,CXX-OBJS,FLAGS,LDLIBS) links $(O)/NAME from the
+# objects (paths from the top of the tree), libxsched.a and LDLIBS. FLAGS go
+# to compiling those objects and to the link. A program with C++ objects is
+# linked by $(CXX) with oneTBB, which is what our C++ code is there for.
+# A program without objects is not built.
+
+define program
+ifneq ($(strip $(2) $(3)),)
+$(O)/$(1): $(addprefix $(O)/,$(2) $(3)) $(O)/libxsched.a
+$(O)/$(1): private prog-linker := $(if $(strip $(3)),$$(CXX),$$(CC))
+$(O)/$(1): private prog-ldlibs := $(5) $(if $(strip $(3)),-ltbb)
+$(addprefix $(O)/,$(1) $(2) $(3)): private prog-flags := $(4)
+programs += $(O)/$(1)
+all-objs += $(addprefix $(O)/,$(2) $(3))
+endif
+endef
+
+programs :=
+all-objs := $(lib-objs)
+
+# tools-y += NAME: build/NAME from NAME-y objects, or from tools/NAME.c.
+$(foreach t,$(tools-y),$(eval $(call program,$(t),$(or $($(t)-y),tools/$(t).o),$($(t)-cxx-y),,$($(t)-ldlibs-y))))
+tool-programs := $(addprefix $(O)/,$(tools-y))
+
+$(eval $(call program,xsched-bench,$(bench-y),$(bench-cxx-y),,$(bench-ldlibs-y)))
+$(eval $(call program,xsched-bench-omp,$(bench-omp-y),$(bench-omp-cxx-y),-fopenmp,$(bench-omp-ldlibs-y)))
+bench-programs := $(filter $(O)/xsched-bench $(O)/xsched-bench-omp,$(programs))
+
+# tests-y += NAME: build/tests/NAME from tests/NAME.c; NAME.sh: tests/NAME.sh
+# runs from the source tree. tests-concurrency-y names are tests too.
+all-tests := $(sort $(tests-y) $(tests-concurrency-y))
+c-tests := $(filter-out %.sh,$(all-tests))
+$(foreach t,$(c-tests),$(eval $(call program,tests/$(t),tests/$(t).o,,$(test-flags),)))
+test-programs := $(addprefix $(O)/tests/,$(c-tests))
+$(addsuffix .o,$(test-programs)): | $(KSELFTEST_HDR)
+
+$(programs):
+	$(call cmd,link)
+
+# ---------------------------------------------------------------------------
+# Objects
+
+$(O)/%.o: %.c $(O)/.flags
+	@mkdir -p $(@D)
+	$(call cmd,cc)
+
+$(O)/%.o: %.cc $(O)/.flags
+	@mkdir -p $(@D)
+	$(call cmd,cxx)
+
+$(O)/%.o: %.cpp $(O)/.flags
+	@mkdir -p $(@D)
+	$(call cmd,cxx)
+
+# Rebuild everything when the compiler or the flags change (CC=clang after
+# a gcc build): $(O)/.flags is rewritten only when its content would differ.
+flags-now := $(CC) $(CXX) $(XS_CFLAGS) $(XS_CXXFLAGS) $(XS_LDFLAGS) $(test-flags)
+$(O)/.flags: FORCE
+	@mkdir -p $(@D)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(flags-now)' ] || printf '%s\n' '$(flags-now)' >$@
+
+$(KSELFTEST_HDR):
+	$(Q)scripts/kselftest-setup.sh $(KSELFTEST_DIR)
+
+-include $(all-objs:.o=.d)
+
+# ---------------------------------------------------------------------------
+# The CUDA module: its own object lists (libxsched/cuda/Kbuild) and rules;
+# built whenever nvcc is found, its GPU tests skip without a GPU.
+
+-include libxsched/cuda/cuda.mk
+
+# ---------------------------------------------------------------------------
+# Targets
+
+.DEFAULT_GOAL := all
+.PHONY: all lib tools tests kselftest bench run check check-concurrency deps \
+	readme-options clean help FORCE
+
+all: lib tools $(bench-programs) cuda
+
+all lib tools tests kselftest:
+	@:
+
+kselftest: $(KSELFTEST_HDR)
+
+lib: $(lib-files)
+
+tools: $(tool-programs)
+
+tests: $(test-programs) cuda-tests
+
+bench run: all $(O)/xsched-bench
+	$(O)/xsched-bench $(BENCH_ARGS)
+
+ifeq ($(filter $(O)/xsched-bench,$(bench-programs)),)
+$(O)/xsched-bench:
+	@echo >&2 "xsched-bench has no objects yet: add bench-y += tools/bench/... to Kbuild"
+	@false
+endif
+
+deps:
+	$(Q)scripts/deps.sh
+
+# check runs in three steps so that nothing is built before the dependencies
+# are installed, whatever -j says; the build uses every CPU unless -j was
+# given. TESTS names may leave out the .sh.
+check: check-tests = $(or $(TESTS),$(all-tests))
+check-concurrency: check-tests = $(or $(TESTS),$(tests-concurrency-y))
+test-name = $(or $(filter $(1) $(1).sh,$(all-tests)),$(error unknown test '$(1)' (see tests-y in Kbuild)))
+test-path = $(if $(filter %.sh,$(1)),tests/$(1),$(O)/tests/$(1))
+
+check check-concurrency:
+	$(Q)scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc)) \
+		kselftest all tests
+	$(Q)XS_SRCDIR=$(CURDIR) XS_BUILDDIR=$(abspath $(O)) SANITIZE=$(SANITIZE) \
+		scripts/run-tests.sh $(foreach t,$(check-tests),$(call test-path,$(call test-name,$(t)))) \
+			$(if $(TESTS)$(filter check-concurrency,$@),,$(XS_CUDA_TESTS))
+
+readme-options: tools
+	$(Q)scripts/check-readme-options.sh --update $(O)/xsched-options README.md
+
+clean:
+	$(Q)rm -rf build build-*/ $(O)
+
+help:
+	@sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
+	@echo "Kbuild: $(words $(libxsched-y)) library objects, $(words $(all-tests)) tests," \
+		"tools: $(or $(tools-y),none)"
+
+FORCE:

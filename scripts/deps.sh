@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# deps.sh - install the Debian packages that building and testing xsched need.
+#
+# Idempotent and silent when everything is installed; otherwise runs
+# `apt-get update` and installs only what is missing (as root, or via sudo).
+# To add a dependency, add a line to PACKAGES.
+set -euo pipefail
+
+PACKAGES=(
+	build-essential   # gcc, g++, make, binutils
+	clang             # the second compiler every commit must build with
+	libnuma-dev       # NUMA topology and placement
+	libtbb-dev        # oneTBB, a baseline of the benchmarks
+	libomp-dev        # LLVM libomp, a baseline of the benchmarks
+	linux-source-6.1  # tools/testing/selftests/kselftest_harness.h
+	xz-utils          # to unpack linux-source
+	r-cran-matrix     # .mtx test matrices (tests/cuda-*, xsched-spmv-bench)
+)
+
+if ! command -v dpkg-query >/dev/null; then
+	echo "deps.sh: not a Debian system; install the equivalents of: ${PACKAGES[*]}" >&2
+	exit 0
+fi
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null) || true
+	[[ $status == installed ]] || missing+=("$pkg")
+done
+((${#missing[@]})) || exit 0
+
+echo "deps.sh: installing ${missing[*]}" >&2
+sudo=()
+if ((EUID != 0)); then
+	command -v sudo >/dev/null || {
+		echo "deps.sh: not root and no sudo; please install: ${missing[*]}" >&2
+		exit 1
+	}
+	sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq </dev/null
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
