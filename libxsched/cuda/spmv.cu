@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spmv.cu - SpMV and SpMM on CSR under any schedule of lb_kernels.cuh.
+ * The whole application is the op: an atom is values[k] * x[indices[k]],
+ * a tile is a row.
+ */
+#include <stdlib.h>
+
+#include "lb_kernels.cuh"
+
+namespace {
+
+struct spmv_op {
+	const int32_t *indices;
+	const float *values;
+	const float *x;
+	float *y;
+
+	__device__ float atom(int32_t, int32_t k) const
+	{
+		return values[k] * __ldg(&x[indices[k]]);
+	}
+
+	__device__ void tile(int32_t row, float sum, bool complete) const
+	{
+		if (complete)
+			y[row] = sum;
+		else
+			atomicAdd(&y[row], sum);
+	}
+};
+
+/* One column of C = A B (row-major B and C with n columns); the SpMM
+ * kernel is the SpMV schedule run once per column (Osama et al., listing
+ * 5), so every schedule serves SpMM unchanged. */
+struct spmm_op {
+	const int32_t *indices;
+	const float *values;
+	const float *b;
+	float *c;
+	int32_t n, col;
+
+	__device__ float atom(int32_t, int32_t k) const
+	{
+		return values[k] * b[(size_t)indices[k] * n + col];
+	}
+
+	__device__ void tile(int32_t row, float sum, bool complete) const
+	{
+		if (complete)
+			c[(size_t)row * n + col] = sum;
+		else
+			atomicAdd(&c[(size_t)row * n + col], sum);
+	}
+};
+
+} /* namespace */
+
+/* y (device) = A x (device), enqueued on stream s. Merge-path adds split
+ * rows into y, so y is zeroed first for it; every other schedule stores
+ * each row once. */
+int xs_cuda_spmv_enqueue(struct xs_cuda_matrix *m,
+			 const struct xs_cuda_launch *l, const float *d_x,
+			 float *d_y, cudaStream_t s)
+{
+	struct xs_cuda_ctx *ctx = m->ctx;
+	spmv_op op = { m->d_indices, m->d_values, d_x, d_y };
+	int ret = 0;
+
+	if (l->schedule == XS_CUDA_SCHED_MERGE_PATH)
+		ret = XS_CU(ctx, cudaMemsetAsync(d_y, 0,
+						 sizeof(float) * (size_t)m->rows,
+						 s));
+	if (ret)
+		return ret;
+	return xs::launch(ctx, s, l, m->d_offsets, m->rows, m->nnz, op);
+}
+
+static int spmv_device(struct xs_cuda_matrix *m, const struct xs_cuda_launch *l,
+		       const float *d_x, float *d_y)
+{
+	return xs_cuda_spmv_enqueue(m, l, d_x, d_y, m->ctx->stream);
+}
+
+extern "C" int xs_cuda_spmv(struct xs_cuda_matrix *m,
+			    const struct xs_cuda_launch *lin, const float *x,
+			    float *y)
+{
+	struct xs_cuda_launch l;
+	struct xs_cuda_ctx *ctx;
+	float *d_x = NULL, *d_y = NULL;
+	int ret;
+
+	if (!m || !x || !y)
+		return -EINVAL;
+	ctx = m->ctx;
+	ret = xs_cuda_launch_resolve(m, lin, &l);
+	if (ret)
+		return ret;
+	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&d_x, sizeof(float) * ((size_t)m->cols + 1)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&d_y, sizeof(float) * ((size_t)m->rows + 1)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMemcpyAsync(d_x, x, sizeof(float) * (size_t)m->cols,
+						 cudaMemcpyHostToDevice, ctx->stream));
+	if (!ret)
+		ret = spmv_device(m, &l, d_x, d_y);
+	if (!ret)
+		ret = XS_CU(ctx, cudaMemcpyAsync(y, d_y, sizeof(float) * (size_t)m->rows,
+						 cudaMemcpyDeviceToHost, ctx->stream));
+	if (!ret)
+		ret = XS_CU(ctx, cudaStreamSynchronize(ctx->stream));
+	cudaFree(d_x);
+	cudaFree(d_y);
+	return ret;
+}
+
+extern "C" int xs_cuda_spmm(struct xs_cuda_matrix *m,
+			    const struct xs_cuda_launch *lin, const float *b,
+			    int32_t n, float *c)
+{
+	struct xs_cuda_launch l;
+	struct xs_cuda_ctx *ctx;
+	float *d_b = NULL, *d_c = NULL;
+	size_t bsz, csz;
+	int ret;
+
+	if (!m || !b || !c || n < 1)
+		return -EINVAL;
+	ctx = m->ctx;
+	ret = xs_cuda_launch_resolve(m, lin, &l);
+	if (ret)
+		return ret;
+	bsz = sizeof(float) * (size_t)m->cols * n;
+	csz = sizeof(float) * (size_t)m->rows * n;
+	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&d_b, bsz + sizeof(float)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&d_c, csz + sizeof(float)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMemcpyAsync(d_b, b, bsz, cudaMemcpyHostToDevice,
+						 ctx->stream));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMemsetAsync(d_c, 0, csz, ctx->stream));
+	for (int32_t col = 0; !ret && col < n; col++) {
+		spmm_op op = { m->d_indices, m->d_values, d_b, d_c, n, col };
+
+		ret = xs::launch(ctx, &l, m->d_offsets, m->rows, m->nnz, op);
+	}
+	if (!ret)
+		ret = XS_CU(ctx, cudaMemcpyAsync(c, d_c, csz, cudaMemcpyDeviceToHost,
+						 ctx->stream));
+	if (!ret)
+		ret = XS_CU(ctx, cudaStreamSynchronize(ctx->stream));
+	cudaFree(d_b);
+	cudaFree(d_c);
+	return ret;
+}
+
+__global__ static void fill_ones(float *x, int32_t n)
+{
+	for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += gridDim.x * blockDim.x)
+		x[i] = 1.0f;
+}
+
+extern "C" int xs_cuda_spmv_time(struct xs_cuda_matrix *m,
+				 const struct xs_cuda_launch *lin, int reps,
+				 double *ms, float *y)
+{
+	struct xs_cuda_launch l;
+	struct xs_cuda_ctx *ctx;
+	cudaEvent_t start = NULL, stop = NULL;
+	float *d_x = NULL, *d_y = NULL, elapsed = 0;
+	int ret;
+
+	if (!m || reps < 1 || !ms)
+		return -EINVAL;
+	ctx = m->ctx;
+	ret = xs_cuda_launch_resolve(m, lin, &l);
+	if (ret)
+		return ret;
+	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&d_x, sizeof(float) * ((size_t)m->cols + 1)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&d_y, sizeof(float) * ((size_t)m->rows + 1)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventCreate(&start));
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventCreate(&stop));
+	if (!ret && m->cols) {
+		fill_ones<<<xs_grid(ctx, m->cols, 256), 256, 0, ctx->stream>>>(
+			d_x, m->cols);
+		ret = XS_CU(ctx, cudaGetLastError());
+	}
+	/* One warm-up run, then the timed ones. */
+	if (!ret)
+		ret = spmv_device(m, &l, d_x, d_y);
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventRecord(start, ctx->stream));
+	for (int i = 0; !ret && i < reps; i++)
+		ret = spmv_device(m, &l, d_x, d_y);
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventRecord(stop, ctx->stream));
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventSynchronize(stop));
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventElapsedTime(&elapsed, start, stop));
+	if (!ret && y)
+		ret = XS_CU(ctx, cudaMemcpy(y, d_y, sizeof(float) * (size_t)m->rows,
+					    cudaMemcpyDeviceToHost));
+	if (!ret)
+		*ms = elapsed / reps;
+	if (start)
+		cudaEventDestroy(start);
+	if (stop)
+		cudaEventDestroy(stop);
+	cudaFree(d_x);
+	cudaFree(d_y);
+	return ret;
+}
