@@ -117,8 +117,15 @@ unsigned int xs_runtime_workers(const struct xs_runtime *rt);
  */
 enum xs_dlb_strategy { XS_DLB_SLB, XS_DLB_WS, XS_DLB_RP, XS_DLB_AUTO };
 
+/* Where xs_task_spawn() puts a task: round-robin over every worker's queue
+ * (static load balancing, the XQueue default), or its own queue only, so
+ * that tasks move between workers only when a thief asks (needs ws, rp or
+ * auto). */
+enum xs_push_policy { XS_PUSH_RR, XS_PUSH_LOCAL };
+
 struct xs_dlb_config {
 	unsigned int strategy;      /* enum xs_dlb_strategy */
+	unsigned int push;          /* enum xs_push_policy */
 	unsigned int victims;       /* N: victims asked per attempt, 1..64 */
 	unsigned int steal;         /* S: tasks per request, 1..4096 */
 	unsigned int timeout;       /* T: idle visits between attempts, 1..10^8 */

@@ -17,6 +17,7 @@ void xs_dlb_init(struct xs_worker *w, const struct xs_dlb_config *cfg)
 
 	d->p = (struct xs_dlb_params){
 		.strategy = cfg->strategy,
+		.push = cfg->push,
 		.victims = cfg->victims,
 		.steal = cfg->steal,
 		.timeout = cfg->timeout,
@@ -44,6 +45,7 @@ static const struct {
 	unsigned int min, max;
 } xs_dlb_fields[] = {
 	{ "strategy", offsetof(struct xs_dlb_config, strategy), XS_DLB_SLB, XS_DLB_AUTO },
+	{ "push", offsetof(struct xs_dlb_config, push), XS_PUSH_RR, XS_PUSH_LOCAL },
 	{ "victims", offsetof(struct xs_dlb_config, victims), 1, 64 },
 	{ "steal", offsetof(struct xs_dlb_config, steal), 1, 4096 },
 	{ "timeout", offsetof(struct xs_dlb_config, timeout), 1, 100000000 },
@@ -62,6 +64,12 @@ int xs_dlb_config_check(const struct xs_dlb_config *cfg)
 				xs_dlb_fields[i].max);
 			return -EINVAL;
 		}
+	}
+	if (cfg->push == XS_PUSH_LOCAL && cfg->strategy == XS_DLB_SLB) {
+		fprintf(stderr, "xsched: push = local (XSCHED_PUSH) needs a dynamic strategy "
+				"(XSCHED_DLB=ws, rp or auto): with slb no task would ever "
+				"leave its worker\n");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -251,16 +259,17 @@ static const struct {
 	uint64_t below;  /* task size upper bound, TSC ticks */
 	struct xs_dlb_params p;
 } xs_dlb_guidance[] = {
-	{ 100, { XS_DLB_WS, 1, 1, 10000, 100 } },
-	{ 1000, { XS_DLB_WS, 1, 4, 10000, 100 } },
-	{ 10000, { XS_DLB_WS, 2, 8, 1000, 100 } },
-	{ 100000, { XS_DLB_WS, 2, 32, 1000, 50 } },
-	{ UINT64_MAX, { XS_DLB_RP, 4, 32, 1000, 12 } },
+	{ 100, { XS_DLB_WS, 0, 1, 1, 10000, 100 } },
+	{ 1000, { XS_DLB_WS, 0, 1, 4, 10000, 100 } },
+	{ 10000, { XS_DLB_WS, 0, 2, 8, 1000, 100 } },
+	{ 100000, { XS_DLB_WS, 0, 2, 32, 1000, 50 } },
+	{ UINT64_MAX, { XS_DLB_RP, 0, 4, 32, 1000, 12 } },
 };
 
 void xs_dlb_auto_sample(struct xs_worker *w, uint64_t cycles)
 {
 	struct xs_dlb_state *d = &w->dlb;
+	uint32_t push;
 	size_t i = 0;
 
 	/* Exponential moving average, weight 1/8 for the new sample. */
@@ -271,5 +280,7 @@ void xs_dlb_auto_sample(struct xs_worker *w, uint64_t cycles)
 	/* Never switch strategy in the middle of a redirect. */
 	if (d->redirect_left && xs_dlb_guidance[i].p.strategy != XS_DLB_RP)
 		return;
+	push = d->p.push; /* the push policy is the user's, not the table's */
 	d->p = xs_dlb_guidance[i].p;
+	d->p.push = push;
 }

@@ -61,6 +61,7 @@ struct xs_dlb_cells {
 /* Parameters of one strategy, as in the paper: N, S, T, P. */
 struct xs_dlb_params {
 	uint32_t strategy;      /* enum xs_dlb_strategy */
+	uint32_t push;          /* enum xs_push_policy */
 	uint32_t victims;       /* N */
 	uint32_t steal;         /* S */
 	uint32_t timeout;       /* T */

@@ -24,6 +24,7 @@ struct xs_options {
 	int64_t dlb_timeout;    /* T: idle visits before a thief asks again */
 	int64_t dlb_local;      /* P: percent of requests sent NUMA-locally */
 	int64_t bind;           /* enum xs_bind_policy */
+	int64_t push;           /* enum xs_push_policy */
 	char profile[4096];     /* Chrome trace-event JSON path; "" = off */
 	char sysfs_root[4096];  /* synthetic /sys/devices/system; "" = real */
 };

@@ -289,11 +289,16 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
 	rt->dlb = (struct xs_dlb_config){
 		.strategy = (unsigned int)rt->opt.dlb,
+		.push = (unsigned int)rt->opt.push,
 		.victims = (unsigned int)rt->opt.dlb_victims,
 		.steal = (unsigned int)rt->opt.dlb_steal,
 		.timeout = (unsigned int)rt->opt.dlb_timeout,
 		.local_percent = (unsigned int)rt->opt.dlb_local,
 	};
+	if (xs_dlb_config_check(&rt->dlb) < 0) {
+		err = EINVAL;
+		goto fail;
+	}
 	xs_park_global_init();
 	if (rt->opt.verbose) {
 		xs_options_dump(&rt->opt);

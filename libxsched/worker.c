@@ -206,7 +206,8 @@ static inline struct xs_spsc *xs_spawn_target(struct xs_worker *w, struct xs_par
 		xs_dlb_redirect_end(w);
 	}
 	k = w->rr;
-	w->rr = k + 1 == w->nworkers ? 0 : k + 1;
+	if (w->dlb.p.push == XS_PUSH_RR)
+		w->rr = k + 1 == w->nworkers ? 0 : k + 1;
 	q = w->out[k];
 	*wake = k ? &w->out_worker[k]->park : NULL;
 	return xs_spsc_reserve(q) ? q : NULL;

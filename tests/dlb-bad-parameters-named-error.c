@@ -20,6 +20,7 @@ static const struct {
 	{ "XSCHED_DLB_TIMEOUT", "0", "expected 1..100000000" },
 	{ "XSCHED_DLB_LOCAL", "101", "expected 0..100" },
 	{ "XSCHED_BIND", "tight", "expected none, compact or scatter" },
+	{ "XSCHED_PUSH", "far", "expected rr or local" },
 	{ "XSCHED_SYSFS_ROOT", "/nonexistent-xsched-root", "/nonexistent-xsched-root" },
 };
 
@@ -56,12 +57,19 @@ TEST(api)
 	EXPECT_EQ(-EINVAL, xs_runtime_set_dlb(rt, &cfg));
 	capture_end(&c, out, sizeof out);
 	EXPECT_NE(NULL, strstr(out, "xs_dlb_config.steal = 0: expected 1..4096")) TH_LOG("%s", out);
-	cfg = (struct xs_dlb_config){ XS_DLB_RP, 2, 16, 500, 50 };
+	cfg = (struct xs_dlb_config){ .strategy = XS_DLB_RP, .push = XS_PUSH_LOCAL, .victims = 2,
+				      .steal = 16, .timeout = 500, .local_percent = 50 };
 	EXPECT_EQ(0, xs_runtime_set_dlb(rt, &cfg));
 	ASSERT_EQ(0, xs_runtime_get_dlb(rt, &back));
 	EXPECT_EQ(0, memcmp(&cfg, &back, sizeof cfg));
 	cfg.strategy = 7;
 	EXPECT_EQ(-EINVAL, xs_runtime_set_dlb(rt, &cfg));
+	cfg.strategy = XS_DLB_SLB; /* local push with nothing to move tasks */
+	ASSERT_EQ(0, capture_begin(&c));
+	EXPECT_EQ(-EINVAL, xs_runtime_set_dlb(rt, &cfg));
+	capture_end(&c, out, sizeof out);
+	EXPECT_NE(NULL, strstr(out, "push = local (XSCHED_PUSH) needs a dynamic strategy"))
+		TH_LOG("%s", out);
 	xs_runtime_destroy(rt);
 }
 
