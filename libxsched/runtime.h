@@ -46,6 +46,7 @@ struct xs_worker {
 	struct xs_spsc **in;
 	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
 	uint64_t job_seen;              /* last job sequence number run */
+	bool woken;                     /* woken by xs_wake_a_thief(), not yet busy */
 	struct xs_barrier_state bar;
 	struct xs_dlb_state dlb;
 	struct xs_counters ctr;
@@ -71,6 +72,11 @@ struct xs_runtime {
 	/* Continuations made ready by any thread: a Treiber stack that
 	 * workers empty with one exchange (continuation.c). */
 	xs_cache_aligned _Atomic(struct xs_task *) inject;
+	/* Idle workers asleep, and whether a spawner is already waking one
+	 * (worker.c, xs_wake_a_thief()): with XSCHED_PUSH=local no push
+	 * reaches a sleeping thief, so spawners with surplus wake one. */
+	xs_cache_aligned _Atomic uint32_t nparked;
+	_Atomic uint32_t waking;
 	void **queue_rows;              /* rows[c]: the N queues into worker c */
 	pthread_t *threads;             /* threads[i] runs worker i (i >= 1) */
 	_Atomic uint32_t rows_ready;    /* start-up: workers whose row is ready */

@@ -213,6 +213,43 @@ static inline struct xs_spsc *xs_spawn_target(struct xs_worker *w, struct xs_par
 	return xs_spsc_reserve(q) ? q : NULL;
 }
 
+/*
+ * XSCHED_PUSH=local: tasks stay with their spawner until a thief asks, and
+ * a thief that found nothing for XSCHED_SPIN_US parks - so a spawner with
+ * work to spare wakes one. One wake at a time: `waking` is set here and
+ * cleared by the woken worker once it runs a task or parks again, which
+ * bounds the futex traffic when there is not enough work for everybody.
+ */
+static void xs_wake_a_thief(struct xs_worker *w)
+{
+	struct xs_runtime *rt = w->rt;
+
+	/* Relaxed: hints; a stale answer costs a wake or a wait of at most
+	 * one spin period, and xs_park_wake() itself is exact. */
+	if (xs_likely(!xs_load_relaxed(&rt->nparked)) || xs_load_relaxed(&rt->waking) ||
+	    atomic_exchange_explicit(&rt->waking, 1, memory_order_relaxed))
+		return;
+	for (uint32_t k = 1; k < w->nworkers; k++) {
+		struct xs_worker *v = w->out_worker[k];
+
+		if (xs_load_relaxed(&v->park.state) == XS_PARK_SLEEPING) {
+			v->woken = true; /* read by v after its futex wait returns */
+			xs_park_wake(&v->park);
+			return;
+		}
+	}
+	xs_store_relaxed(&rt->waking, 0);
+}
+
+/* A worker woken by xs_wake_a_thief() is busy or asleep again. */
+static inline void xs_woken_settled(struct xs_worker *w)
+{
+	if (xs_unlikely(w->woken)) {
+		w->woken = false;
+		xs_store_relaxed(&w->rt->waking, 0);
+	}
+}
+
 int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 {
 	struct xs_worker *w = xs_self;
@@ -247,6 +284,8 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 		xs_spsc_push(q, t);
 		if (wake)
 			xs_park_notify(wake);
+		else if (w->dlb.p.push == XS_PUSH_LOCAL)
+			xs_wake_a_thief(w);
 		xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
 		return 0;
 	}
@@ -315,6 +354,7 @@ void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 				idle_since = 0;
 			}
 			w->dlb.idle_visits = 0;
+			xs_woken_settled(w);
 			xs_task_run_queued(w, t);
 			continue;
 		}
@@ -334,8 +374,11 @@ void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 			sched_yield();
 			continue;
 		}
+		xs_woken_settled(w);
+		atomic_fetch_add_explicit(&w->rt->nparked, 1, memory_order_relaxed);
 		if (xs_park(&w->park, xs_wait_has_work, &ctx))
 			xs_counter_inc(&w->ctr.parks);
+		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
 		idle_since = xs_now_ns();
 	}
 	if (idle_since)

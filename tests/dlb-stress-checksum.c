@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * With 8 workers on 2 CPUs, many racing thieves, and each strategy (NA-WS,
- * NA-RP, auto, SLB), checksummed irregular task trees lose nothing and run
+ * NA-RP, auto, SLB; round-robin and local push), checksummed irregular task trees lose nothing and run
  * nothing twice: the count of nodes and the sum of leaf values match the
  * serial computation exactly, and the counters add up.
  */
@@ -64,12 +64,13 @@ static void serial(uint64_t seed, int depth, uint64_t *sum, uint64_t *nodes)
 		serial(r ^ (uint64_t)(i + 1), depth - 1, sum, nodes);
 }
 
-static void run_strategy(struct __test_metadata *_metadata, const char *dlb)
+static void run_strategy(struct __test_metadata *_metadata, const char *dlb, const char *push)
 {
 	struct xs_runtime *rt;
 	struct xs_stats st;
 
 	setenv("XSCHED_DLB", dlb, 1);
+	setenv("XSCHED_PUSH", push, 1);
 	setenv("XSCHED_DLB_TIMEOUT", "8", 1);
 	setenv("XSCHED_DLB_STEAL", "3", 1);
 	rt = xs_runtime_create(8);
@@ -99,9 +100,12 @@ FIXTURE(runtime) {};
 FIXTURE_SETUP(runtime) {}
 FIXTURE_TEARDOWN(runtime) {}
 
-TEST_F_TIMEOUT(runtime, work_stealing, 300) { run_strategy(_metadata, "ws"); }
-TEST_F_TIMEOUT(runtime, redirect_push, 300) { run_strategy(_metadata, "rp"); }
-TEST_F_TIMEOUT(runtime, automatic, 300) { run_strategy(_metadata, "auto"); }
-TEST_F_TIMEOUT(runtime, static_only, 300) { run_strategy(_metadata, "slb"); }
+TEST_F_TIMEOUT(runtime, work_stealing, 300) { run_strategy(_metadata, "ws", "rr"); }
+TEST_F_TIMEOUT(runtime, redirect_push, 300) { run_strategy(_metadata, "rp", "rr"); }
+TEST_F_TIMEOUT(runtime, automatic, 300) { run_strategy(_metadata, "auto", "rr"); }
+TEST_F_TIMEOUT(runtime, static_only, 300) { run_strategy(_metadata, "slb", "rr"); }
+TEST_F_TIMEOUT(runtime, work_stealing_local_push, 300) { run_strategy(_metadata, "ws", "local"); }
+TEST_F_TIMEOUT(runtime, redirect_push_local_push, 300) { run_strategy(_metadata, "rp", "local"); }
+TEST_F_TIMEOUT(runtime, automatic_local_push, 300) { run_strategy(_metadata, "auto", "local"); }
 
 TEST_HARNESS_MAIN
