@@ -90,11 +90,11 @@ int xs_runtime_set_dlb(struct xs_runtime *rt, const struct xs_dlb_config *cfg)
 		return -EBUSY;
 	if (xs_dlb_config_check(cfg) < 0)
 		return -EINVAL;
-	/* Between jobs the workers are parked on the job sequence number;
-	 * the next xs_runtime_post()'s release publishes the new state. */
+	/* Each worker owns its balancing state and adopts the new settings
+	 * itself when it starts the next job (xs_worker_run_job()): the
+	 * release of that job's sequence number publishes these stores. */
 	rt->dlb = *cfg;
-	for (uint32_t i = 0; i < rt->nworkers; i++)
-		xs_dlb_init(rt->workers[i], cfg);
+	rt->dlb_gen++;
 	return 0;
 }
 

@@ -46,6 +46,8 @@ struct xs_worker {
 	struct xs_spsc **in;
 	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
 	uint64_t job_seen;              /* last job sequence number run */
+	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
+	bool in_job;                    /* between job start and barrier release */
 	bool woken;                     /* woken by xs_wake_a_thief(), not yet busy */
 	struct xs_barrier_state bar;
 	struct xs_dlb_state dlb;
@@ -69,6 +71,7 @@ struct xs_runtime {
 	_Atomic(struct xs_victim_view *) victims;
 	bool pinned;                    /* worker threads are pinned to their CPU */
 	struct xs_dlb_config dlb;       /* as configured; workers hold copies */
+	uint64_t dlb_gen;               /* bumped by xs_runtime_set_dlb() */
 	/* Continuations made ready by any thread: a Treiber stack that
 	 * workers empty with one exchange (continuation.c). */
 	xs_cache_aligned _Atomic(struct xs_task *) inject;

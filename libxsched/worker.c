@@ -360,7 +360,8 @@ void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 		}
 		if (xs_inject_take(w))
 			continue;
-		xs_dlb_idle(w);
+		if (w->in_job)
+			xs_dlb_idle(w);
 		if (!idle_since) {
 			idle_since = xs_now_ns();
 			stall_t0 = xs_prof_begin(w->log);
@@ -400,6 +401,11 @@ void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn
 	uint64_t t0 = xs_prof_begin(w->log);
 	struct xs_task frame;
 
+	if (xs_unlikely(w->dlb_gen != w->rt->dlb_gen)) {
+		xs_dlb_init(w, &w->rt->dlb);
+		w->dlb_gen = w->rt->dlb_gen;
+	}
+	w->in_job = true;
 	w->rr = 0;
 	if (kind == XS_JOB_PARALLEL || (kind == XS_JOB_RUN && w->id == 0)) {
 		frame.fn = fn;
@@ -410,5 +416,6 @@ void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn
 		w->implicit = NULL;
 	}
 	xs_barrier_arrive_and_wait(w);
+	w->in_job = false;
 	xs_prof_end(w->log, XS_EV_THREAD, t0);
 }
