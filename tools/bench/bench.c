@@ -7,7 +7,9 @@
  * checksum and the floor), then for each runtime and each thread count
  * (default 1..nproc) run it up to --repeat times. Every run is checked
  * against the serial result. See report.c for the output and README.md for
- * how to add a program.
+ * how to add a program. --dlb measures xsched once per load-balancing
+ * strategy (xsched.c); --sweep runs the task-size x steal-size study
+ * instead of the programs (sweep.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -53,6 +55,8 @@ static void usage(FILE *f)
 "  --timeout S       kill an OpenMP run after S seconds: cell \"timeout\" (default 60)\n"
 "  --n N             size of every selected program, or NAME=N[,NAME=N...]\n"
 "  --quick           small sizes, for a smoke run\n"
+"  --dlb LIST        xsched once per strategy: slb,ws,rp,auto (default: XSCHED_DLB's)\n"
+"  --sweep           task size x steal size under ws and rp, speedup over slb\n"
 "  --json            one JSON object per cell and line instead of the table\n"
 "  --list            list the programs and their default sizes\n"
 "  --omp PATH        xsched-bench-omp (default: next to this program)\n"
@@ -119,6 +123,38 @@ static int parse_runtimes(const char *arg, unsigned *sel)
 		}
 		*sel |= 1u << i;
 		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* --dlb slb,ws: strategies in the order given, each once. */
+static int parse_dlb(const char *arg, struct options *o)
+{
+	o->ndlb = 0;
+	for (const char *p = arg; *p;) {
+		size_t len = strcspn(p, ",");
+		int i, k;
+
+		for (i = 0; i < MAX_DLB; i++)
+			if (strlen(dlb_names[i]) == len &&
+			    !strncmp(dlb_names[i], p, len))
+				break;
+		for (k = 0; i < MAX_DLB && k < o->ndlb; k++)
+			if (o->dlb[k] == i)
+				break;
+		if (i == MAX_DLB || k < o->ndlb) {
+			fprintf(stderr, PROG ": --dlb: '%.*s' is %s; the strategies "
+				"are slb, ws, rp and auto, each at most once\n",
+				(int)len, p, i == MAX_DLB ? "not a strategy" :
+				"given twice");
+			return -EINVAL;
+		}
+		o->dlb[o->ndlb++] = i;
+		p += len + (p[len] == ',');
+	}
+	if (!o->ndlb) {
+		fprintf(stderr, PROG ": --dlb: '%s' names no strategy\n", arg);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -223,6 +259,8 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "n", required_argument, NULL, 'n' },
 		{ "quick", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "dlb", required_argument, NULL, 'D' },
+		{ "sweep", no_argument, NULL, 'S' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "omp", required_argument, NULL, 'O' },
 		{ "libomp", required_argument, NULL, 'L' },
@@ -280,6 +318,13 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		case 'j':
 			o->json = true;
 			break;
+		case 'D':
+			if (parse_dlb(optarg, o))
+				return 2;
+			break;
+		case 'S':
+			o->sweep = true;
+			break;
 		case 'l':
 			list_programs(stdout);
 			exit(0);
@@ -322,29 +367,39 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		return 2;
 	if (!o->libomp_path)
 		o->libomp_path = find_libomp(&o->libomp_why);
+	o->quick = quick;
 	return 0;
 }
 
-/* Measure one cell and report it. */
-static struct cell *run_cell(const struct options *o, struct program_run *x,
-			     struct cell *cells, int *ncells,
-			     const struct runtime *rt, int threads)
+/*
+ * Measure the cells of one runtime at one thread count: one cell, or for
+ * xsched with --dlb one per strategy (measured together, see xsched.c).
+ * Returns the first; *ngroup says how many.
+ */
+static struct cell *run_cells(const struct options *o, struct program_run *x,
+			      struct cell *cells, int *ncells,
+			      const struct runtime *rt, int threads, int *ngroup)
 {
-	struct cell *c = &cells[(*ncells)++];
+	struct cell *first = &cells[*ncells];
+	int n = rt->measure_group && o->ndlb ? o->ndlb : 1;
 
-	memset(c, 0, sizeof(*c));
-	c->b = x->b;
-	c->rt = rt;
-	c->n = x->n;
-	c->threads = threads;
-	c->tasks = rt->parallel ? x->tasks : 0;
-	c->times = calloc((size_t)o->repeat, sizeof(double));
-	if (!c->times)
-		cell_fail(c, CELL_ERROR, "out of memory");
-	else
-		rt->measure(c, x, o);
-	cell_finish(c);
-	return c;
+	for (int k = 0; k < n; k++) {
+		struct cell *c = &cells[(*ncells)++];
+
+		cell_init(c, rt, x, threads, o->repeat);
+		if (o->ndlb && rt->measure_group) {
+			c->want.strategy = o->dlb[k];
+			c->named = true;
+		}
+	}
+	if (rt->measure_group)
+		rt->measure_group(first, n, x, o);
+	else if (first->status == CELL_OK)
+		rt->measure(first, x, o);
+	for (int k = 0; k < n; k++)
+		cell_finish(&first[k]);
+	*ngroup = n;
+	return first;
 }
 
 static const struct cell *find_t1(const struct cell *cells, int ncells,
@@ -352,6 +407,7 @@ static const struct cell *find_t1(const struct cell *cells, int ncells,
 {
 	for (int i = 0; i < ncells; i++)
 		if (cells[i].b == c->b && cells[i].rt == c->rt &&
+		    cells[i].want.strategy == c->want.strategy &&
 		    cells[i].threads == 1)
 			return &cells[i];
 	return NULL;
@@ -363,9 +419,9 @@ static int run_program(const struct options *o, const struct bench *b, long n,
 {
 	const struct bench_problem *pb = b->problem;
 	struct program_run x = { .b = b, .n = n };
-	struct cell *serial;
+	struct cell *serial, *mine = &cells[*ncells];
 	char why[256];
-	int errors = 0;
+	int errors = 0, group;
 
 	x.st = pb->setup(n);
 	if (!x.st) {
@@ -373,7 +429,8 @@ static int run_program(const struct options *o, const struct bench *b, long n,
 			pb->name, n, strerror(errno));
 		return 1;
 	}
-	serial = run_cell(o, &x, cells, ncells, &runtimes[0], 1);
+	serial = run_cells(o, &x, cells, ncells, &runtimes[RT_SERIAL], 1,
+			   &group);
 	if (serial->status == CELL_OK && pb->verify &&
 	    pb->verify(x.st, why, sizeof(why)))
 		cell_fail(serial, CELL_ERROR, "wrong serial result: %s", why);
@@ -389,13 +446,18 @@ static int run_program(const struct options *o, const struct bench *b, long n,
 		if (!(o->runtimes & (1u << r)))
 			continue;
 		for (int t = 0; t < o->nthreads; t++) {
-			struct cell *c = run_cell(o, &x, cells, ncells,
-						  &runtimes[r], o->threads[t]);
+			struct cell *c = run_cells(o, &x, cells, ncells,
+						   &runtimes[r], o->threads[t],
+						   &group);
 
-			report_cell(o, c, serial, find_t1(cells, *ncells, c));
-			errors += c->status == CELL_ERROR;
+			for (int k = 0; k < group; k++) {
+				report_cell(o, &c[k], serial,
+					    find_t1(cells, *ncells, &c[k]));
+				errors += c[k].status == CELL_ERROR;
+			}
 		}
 	}
+	report_counters(o, mine, (int)(&cells[*ncells] - mine));
 	pb->teardown(x.st);
 	return errors > 0;
 }
@@ -410,8 +472,15 @@ int main(int argc, char **argv)
 	rc = parse_options(argc, argv, &o, ncpus);
 	if (rc)
 		return rc;
-	cells = calloc((size_t)o.nonly * (1 + (size_t)nruntimes * (size_t)o.nthreads),
-		       sizeof(*cells));
+	if (o.sweep) {
+		failed = sweep_run(&o);
+		goto out;
+	}
+	/* per program: serial, then each runtime at each count (xsched:
+	 * once per strategy of --dlb) */
+	cells = calloc((size_t)o.nonly *
+		       (1 + (size_t)nruntimes * (size_t)o.nthreads *
+			    (size_t)(o.ndlb ? o.ndlb : 1)), sizeof(*cells));
 	if (!cells) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
@@ -420,9 +489,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < o.nonly; i++)
 		failed |= run_program(&o, o.only[i], o.n[i], cells, &ncells);
 	report_ratios(&o, cells, ncells);
+	report_dlb_ratios(&o, cells, ncells);
 	for (int i = 0; i < ncells; i++)
 		free(cells[i].times);
 	free(cells);
+out:
 	free(o.only);
 	free(o.n);
 	return failed;

@@ -3,19 +3,25 @@
  * driver.h - xsched-bench's driver, between its files (not the programs):
  *   bench.c     options, the loop over programs x runtimes x threads
  *   runtime.c   the runtimes and how one cell is measured and verified
+ *   xsched.c    the xsched cells: a row per load-balancing strategy
+ *   sweep.c     --sweep: task size x steal size under ws and rp
  *   omp_child.c the libgomp and libomp cells, run in xsched-bench-omp
- *   report.c    the human table, the JSON lines and the ratio section
+ *   report.c    the human table, the JSON lines and the ratio sections
+ *   report_dlb.c  the xsched counters and "DLB vs SLB"
  */
 #ifndef XSCHED_BENCH_DRIVER_H
 #define XSCHED_BENCH_DRIVER_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <xsched.h>
 #include "bench.h"
 
 #define PROG "xsched-bench"
 #define MAX_THREAD_COUNTS 256
 #define MAX_THREADS 4096
+#define MAX_DLB 4		/* slb, ws, rp, auto */
+#define MAX_GROUP 64		/* xsched cells measured in turn */
 
 struct options {
 	const struct bench **only;	/* programs to run, in table order */
@@ -28,6 +34,10 @@ struct options {
 	double budget;			/* seconds per cell after which to stop */
 	double timeout;			/* seconds an OpenMP run may take */
 	bool json;
+	int dlb[MAX_DLB];		/* --dlb: strategies, as given */
+	int ndlb;			/* 0: XSCHED_DLB's, one row "xsched" */
+	bool sweep;			/* --sweep instead of the programs */
+	bool quick;			/* --quick */
 	const char *omp_path;		/* xsched-bench-omp */
 	const char *libomp_path;	/* LLVM libomp, NULL: not found */
 	const char *libomp_why;		/* why libomp_path is NULL */
@@ -56,6 +66,16 @@ struct cell {
 	double *times;		/* reps of them, sorted once finished */
 	double min_s, median_s;
 	uint64_t tasks;
+	/* xsched: the load balancing asked for (-1 fields: the runtime's
+	 * default from XSCHED_DLB*), the one it ran with, and the counters
+	 * of xs_runtime_stats() summed over the runs. */
+	struct dlb_choice {
+		int strategy, victims, steal, timeout;
+	} want;
+	bool named;		/* reported as xsched/<strategy> */
+	struct xs_dlb_config dlb;
+	bool have_stats;
+	struct xs_stats stats;
 	char lib[256];		/* OpenMP runtimes: the library that ran */
 	char why[512];		/* skipped or error: why */
 };
@@ -65,12 +85,21 @@ struct runtime {
 	bool parallel;		/* false: serial, measured once per program */
 	void (*measure)(struct cell *c, struct program_run *x,
 			const struct options *o);
+	/* xsched: several cells (strategies) of one thread count at once,
+	 * run by run in turn; NULL for the others. */
+	void (*measure_group)(struct cell *c, int ncells,
+			      struct program_run *x, const struct options *o);
 };
 
 extern const struct runtime runtimes[];
 extern const int nruntimes;
+enum { RT_SERIAL, RT_XSCHED };	/* their places in runtimes[] */
 
 /* runtime.c */
+/* A cell of @x on @rt at @threads, ready for up to @repeat runs; strategy
+ * and the rest of want at the runtime's defaults. */
+void cell_init(struct cell *c, const struct runtime *rt,
+	       const struct program_run *x, int threads, long repeat);
 typedef int (*run_fn)(void *handle, struct program_run *x);
 void measure_runs(struct cell *c, struct program_run *x,
 		  const struct options *o, run_fn run, void *handle);
@@ -80,6 +109,16 @@ void cell_record(struct cell *c, struct program_run *x,
 		 const struct options *o, double t, uint64_t checksum,
 		 bool *stop);
 void cell_finish(struct cell *c);
+void measure_serial(struct cell *c, struct program_run *x,
+		    const struct options *o);
+
+/* xsched.c */
+extern const char *const dlb_names[MAX_DLB];	/* by enum xs_dlb_strategy */
+void measure_xsched(struct cell *c, int ncells, struct program_run *x,
+		    const struct options *o);
+
+/* sweep.c */
+int sweep_run(const struct options *o);
 
 /* omp_child.c */
 void measure_libgomp(struct cell *c, struct program_run *x,
@@ -95,5 +134,18 @@ void report_cell(const struct options *o, const struct cell *c,
 		 const struct cell *serial, const struct cell *t1);
 void report_ratios(const struct options *o, const struct cell *cells,
 		   int ncells);
+const char *cell_name(const struct cell *c, char *buf, size_t len);
+bool cell_ok(const struct cell *c);
+const struct cell *find_cell(const struct cell *cells, int ncells,
+			     const struct bench *b, const char *rt, int dlb,
+			     int threads);
+void json_string(const char *s);
+
+/* report_dlb.c */
+void json_dlb(const struct cell *c);
+void report_counters(const struct options *o, const struct cell *cells,
+		     int ncells);
+void report_dlb_ratios(const struct options *o, const struct cell *cells,
+		       int ncells);
 
 #endif /* XSCHED_BENCH_DRIVER_H */

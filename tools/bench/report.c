@@ -9,19 +9,22 @@
  *   T1/Tp  the runtime on 1 thread over p threads: its own scaling;
  * then "xsched vs libgomp at P threads": T_other / T_xsched per program and
  * thread count, for libgomp, libomp and tbb (> 1: xsched is faster; ">r"
- * when the other runtime hit --timeout).
+ * when the other runtime hit --timeout). With --dlb, xsched rows are
+ * xsched/<strategy>, and "xsched" in the ratios is the first strategy of
+ * the list. The xsched counters and "DLB vs SLB" are in report_dlb.c.
  *
  * --json: one object per cell and line, nothing else on stdout:
  *   bench, runtime, threads, n, status ("ok" | "skipped" | "timeout" |
  *   "error"),
  *   repeats, min_s, median_s, tasks, t1_ts, ts_tp, t1_tp (null when not
- *   measured or not applicable), lib (OpenMP runtimes), reason (not ok).
+ *   measured or not applicable), lib (OpenMP runtimes), reason (not ok);
+ *   xsched cells also dlb and counters (report_dlb.c).
  */
 #include <stdio.h>
 #include <string.h>
 #include "driver.h"
 
-static void json_string(const char *s)
+void json_string(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -45,9 +48,18 @@ static void json_number(const char *key, double v, bool have)
 		printf(",\"%s\":null", key);
 }
 
-static bool ok(const struct cell *c)
+bool cell_ok(const struct cell *c)
 {
 	return c && c->status == CELL_OK;
+}
+
+/* "xsched", or "xsched/ws" for a row of --dlb. */
+const char *cell_name(const struct cell *c, char *buf, size_t len)
+{
+	if (!c->named)
+		return c->rt->name;
+	snprintf(buf, len, "%s/%s", c->rt->name, dlb_names[c->dlb.strategy]);
+	return buf;
 }
 
 void report_start(const struct options *o, int ncpus)
@@ -69,7 +81,7 @@ void report_program(const struct options *o, const struct program_run *x)
 	printf("\n%s: %s\n  n = %ld, %llu tasks per parallel run\n",
 	       x->b->problem->name, x->b->problem->doc, x->n,
 	       (unsigned long long)x->tasks);
-	printf("  %-8s %7s %12s %12s %5s %7s %7s %7s\n", "runtime", "threads",
+	printf("  %-11s %7s %12s %12s %5s %7s %7s %7s\n", "runtime", "threads",
 	       "min_s", "median_s", "runs", "T1/Ts", "Ts/Tp", "T1/Tp");
 	fflush(stdout);
 }
@@ -81,26 +93,26 @@ static void human_cell(const struct cell *c, const struct cell *serial,
 		[CELL_SKIPPED] = "skipped", [CELL_TIMEOUT] = "timeout",
 		[CELL_ERROR] = "ERROR",
 	};
-	char thr[16] = "-";
+	char thr[16] = "-", name[32];
 
 	if (c->rt->parallel)
 		snprintf(thr, sizeof(thr), "%d", c->threads);
-	printf("  %-8s %7s", c->rt->name, thr);
-	if (!ok(c)) {
+	printf("  %-11s %7s", cell_name(c, name, sizeof(name)), thr);
+	if (!cell_ok(c)) {
 		printf("   %s: %s\n", what[c->status], c->why);
 		return;
 	}
 	printf(" %12.6f %12.6f %5d", c->min_s, c->median_s, c->reps);
 	if (c->rt->parallel) {
-		if (ok(t1) && ok(serial))
+		if (cell_ok(t1) && cell_ok(serial))
 			printf(" %7.2f", t1->min_s / serial->min_s);
 		else
 			printf(" %7s", "-");
-		if (ok(serial))
+		if (cell_ok(serial))
 			printf(" %7.2f", serial->min_s / c->min_s);
 		else
 			printf(" %7s", "-");
-		if (ok(t1))
+		if (cell_ok(t1))
 			printf(" %7.2f", t1->min_s / c->min_s);
 		else
 			printf(" %7s", "-");
@@ -122,21 +134,23 @@ static void json_cell(const struct cell *c, const struct cell *serial,
 	printf(",\"runtime\":");
 	json_string(c->rt->name);
 	printf(",\"threads\":%d,\"n\":%ld,\"status\":\"%s\",\"repeats\":%d",
-	       c->threads, c->n, status[c->status], ok(c) ? c->reps : 0);
-	json_number("min_s", c->min_s, ok(c));
-	json_number("median_s", c->median_s, ok(c));
+	       c->threads, c->n, status[c->status], cell_ok(c) ? c->reps : 0);
+	json_number("min_s", c->min_s, cell_ok(c));
+	json_number("median_s", c->median_s, cell_ok(c));
 	printf(",\"tasks\":%llu", (unsigned long long)c->tasks);
-	json_number("t1_ts", ok(t1) && ok(serial) ? t1->min_s / serial->min_s : 0,
-		    par && ok(c) && ok(t1) && ok(serial));
-	json_number("ts_tp", ok(serial) && ok(c) ? serial->min_s / c->min_s : 0,
-		    par && ok(c) && ok(serial));
-	json_number("t1_tp", ok(t1) && ok(c) ? t1->min_s / c->min_s : 0,
-		    par && ok(c) && ok(t1));
+	json_number("t1_ts",
+		    cell_ok(t1) && cell_ok(serial) ? t1->min_s / serial->min_s : 0,
+		    par && cell_ok(c) && cell_ok(t1) && cell_ok(serial));
+	json_number("ts_tp", cell_ok(serial) && cell_ok(c) ? serial->min_s / c->min_s : 0,
+		    par && cell_ok(c) && cell_ok(serial));
+	json_number("t1_tp", cell_ok(t1) && cell_ok(c) ? t1->min_s / c->min_s : 0,
+		    par && cell_ok(c) && cell_ok(t1));
+	json_dlb(c);
 	if (c->lib[0]) {
 		printf(",\"lib\":");
 		json_string(c->lib);
 	}
-	if (!ok(c)) {
+	if (!cell_ok(c)) {
 		printf(",\"reason\":");
 		json_string(c->why);
 	}
@@ -153,13 +167,16 @@ void report_cell(const struct options *o, const struct cell *c,
 	fflush(stdout);
 }
 
-static const struct cell *find(const struct cell *cells, int ncells,
-			       const struct bench *b, const char *rt,
-			       int threads)
+/* The cell of @b, runtime @rt, @threads and strategy @dlb (-1: the
+ * runtime's default; -2: the first cell, whichever strategy). */
+const struct cell *find_cell(const struct cell *cells, int ncells,
+			     const struct bench *b, const char *rt, int dlb,
+			     int threads)
 {
 	for (int i = 0; i < ncells; i++)
 		if (cells[i].b == b && cells[i].threads == threads &&
-		    !strcmp(cells[i].rt->name, rt))
+		    !strcmp(cells[i].rt->name, rt) &&
+		    (dlb == -2 || cells[i].want.strategy == dlb))
 			return &cells[i];
 	return NULL;
 }
@@ -201,20 +218,20 @@ void report_ratios(const struct options *o, const struct cell *cells,
 	for (int i = 0; i < o->nonly; i++) {
 		for (int t = 0; t < o->nthreads; t++) {
 			int p = o->threads[t];
-			const struct cell *xs = find(cells, ncells, o->only[i],
-						     "xsched", p);
+			const struct cell *xs = find_cell(cells, ncells, o->only[i],
+							  "xsched", -2, p);
 
 			if (!xs)	/* the program did not get that far */
 				continue;
 			printf("  %-10s %7d", o->only[i]->problem->name, p);
 			for (int k = 0; k < nothers; k++) {
-				const struct cell *c = find(cells, ncells,
-							    o->only[i],
-							    others[k], p);
+				const struct cell *c = find_cell(cells, ncells,
+								 o->only[i],
+								 others[k], -2, p);
 
-				if (ok(xs) && ok(c))
+				if (cell_ok(xs) && cell_ok(c))
 					printf(" %8.2fx", c->min_s / xs->min_s);
-				else if (ok(xs) && c && c->status == CELL_TIMEOUT)
+				else if (cell_ok(xs) && c && c->status == CELL_TIMEOUT)
 					printf(" %9s", above(o->timeout / xs->min_s));
 				else
 					printf(" %9s", "-");

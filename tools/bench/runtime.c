@@ -7,14 +7,26 @@
  * result turns the whole cell into an error: it is never reported as a time.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xsched.h>
 #include "driver.h"
-#include "spawn.h"
+
+void cell_init(struct cell *c, const struct runtime *rt,
+	       const struct program_run *x, int threads, long repeat)
+{
+	memset(c, 0, sizeof(*c));
+	c->b = x->b;
+	c->rt = rt;
+	c->n = x->n;
+	c->threads = threads;
+	c->tasks = rt->parallel ? x->tasks : 0;
+	c->want = (struct dlb_choice){ -1, -1, -1, -1 };
+	c->times = calloc((size_t)repeat, sizeof(double));
+	if (!c->times)
+		cell_fail(c, CELL_ERROR, "out of memory");
+}
 
 void cell_fail(struct cell *c, enum cell_status s, const char *fmt, ...)
 {
@@ -112,66 +124,10 @@ static int run_serial(void *handle, struct program_run *x)
 	return 0;
 }
 
-static void measure_serial(struct cell *c, struct program_run *x,
-			   const struct options *o)
+void measure_serial(struct cell *c, struct program_run *x,
+		    const struct options *o)
 {
 	measure_runs(c, x, o, run_serial, NULL);
-}
-
-int bench_xs_error;
-
-/* From any worker; only the first error is kept. */
-void bench_xs_failed(int err)
-{
-	int none = 0;
-
-	/* relaxed: read by the driver after xs_runtime_run(), which returns
-	 * only once every task has completed */
-	__atomic_compare_exchange_n(&bench_xs_error, &none, err, false,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
-static int run_xsched(void *rt, struct program_run *x)
-{
-	int rc;
-
-	__atomic_store_n(&bench_xs_error, 0, __ATOMIC_RELAXED);
-	rc = xs_runtime_run((struct xs_runtime *)rt, x->b->xsched, x->st);
-	return rc ? rc : __atomic_load_n(&bench_xs_error, __ATOMIC_RELAXED);
-}
-
-/*
- * The calling thread becomes worker 0 and may be pinned by the runtime; put
- * its CPU mask back afterwards so that the other runtimes (and the OpenMP
- * children, which inherit it) get the CPUs they would get without xsched.
- */
-static void measure_xsched(struct cell *c, struct program_run *x,
-			   const struct options *o)
-{
-	struct xs_runtime *rt;
-	cpu_set_t mask;
-	int saved;
-
-	if (!x->b->xsched) {
-		cell_fail(c, CELL_SKIPPED, "no xsched version");
-		return;
-	}
-	saved = sched_getaffinity(0, sizeof(mask), &mask);
-	rt = xs_runtime_create((unsigned int)c->threads);
-	if (!rt) {
-		cell_fail(c, CELL_ERROR, "xs_runtime_create(%d): %s",
-			  c->threads, strerror(errno));
-		return;
-	}
-	if ((int)xs_runtime_workers(rt) != c->threads)
-		cell_fail(c, CELL_ERROR, "asked for %d workers, got %u",
-			  c->threads, xs_runtime_workers(rt));
-	else
-		measure_runs(c, x, o, run_xsched, rt);
-	xs_runtime_destroy(rt);
-	if (!saved && sched_setaffinity(0, sizeof(mask), &mask))
-		fprintf(stderr, PROG ": cannot restore the CPU mask: %s\n",
-			strerror(errno));
 }
 
 static int run_tbb(void *t, struct program_run *x)
@@ -202,13 +158,14 @@ static void measure_tbb(struct cell *c, struct program_run *x,
 	bench_tbb_close(t);
 }
 
-/* In the order they run and are reported; serial must come first. */
+/* In the order they run and are reported; serial must come first and
+ * xsched second (RT_SERIAL, RT_XSCHED). */
 const struct runtime runtimes[] = {
-	{ "serial", false, measure_serial },
-	{ "xsched", true, measure_xsched },
-	{ "tbb", true, measure_tbb },
-	{ "libgomp", true, measure_libgomp },
-	{ "libomp", true, measure_libomp },
+	{ "serial", false, measure_serial, NULL },
+	{ "xsched", true, NULL, measure_xsched },
+	{ "tbb", true, measure_tbb, NULL },
+	{ "libgomp", true, measure_libgomp, NULL },
+	{ "libomp", true, measure_libomp, NULL },
 };
 
 const int nruntimes = sizeof(runtimes) / sizeof(runtimes[0]);
