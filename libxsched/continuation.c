@@ -49,7 +49,9 @@ struct xs_continuation *xs_continuation_create(xs_task_fn fn, const void *arg, s
 void xs_continuation_ready(struct xs_continuation *c)
 {
 	struct xs_task *t = (struct xs_task *)c;
-	struct xs_runtime *rt = t->worker->rt;
+	/* Read before publishing: once pushed, t may run and be reused. */
+	struct xs_worker *creator = t->worker;
+	struct xs_runtime *rt = creator->rt;
 	struct xs_task *head = xs_load_relaxed(&rt->inject);
 
 	/* Release publishes the descriptor (and whatever the completing
@@ -57,7 +59,7 @@ void xs_continuation_ready(struct xs_continuation *c)
 	do {
 		t->next_free = head;
 	} while (!xs_cas_weak_release(&rt->inject, &head, t));
-	xs_park_notify(&rt->workers[t->creator]->park);
+	xs_park_notify(&creator->park);
 }
 
 bool xs_inject_pending(const struct xs_runtime *rt)

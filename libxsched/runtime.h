@@ -48,7 +48,10 @@ struct xs_worker {
 	uint64_t job_seen;              /* last job sequence number run */
 	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
 	bool in_job;                    /* between job start and barrier release */
-	bool woken;                     /* woken by xs_wake_a_thief(), not yet busy */
+	/* Set by a spawner in xs_wake_a_thief(), cleared by this worker once
+	 * it is busy or asleep again. Relaxed both ways: a stale value only
+	 * clears rt->waking early or late, which bounds nothing unsafe. */
+	_Atomic bool woken;
 	struct xs_barrier_state bar;
 	struct xs_dlb_state dlb;
 	struct xs_counters ctr;

@@ -233,7 +233,7 @@ static void xs_wake_a_thief(struct xs_worker *w)
 		struct xs_worker *v = w->out_worker[k];
 
 		if (xs_load_relaxed(&v->park.state) == XS_PARK_SLEEPING) {
-			v->woken = true; /* read by v after its futex wait returns */
+			xs_store_relaxed(&v->woken, true);
 			xs_park_wake(&v->park);
 			return;
 		}
@@ -244,8 +244,8 @@ static void xs_wake_a_thief(struct xs_worker *w)
 /* A worker woken by xs_wake_a_thief() is busy or asleep again. */
 static inline void xs_woken_settled(struct xs_worker *w)
 {
-	if (xs_unlikely(w->woken)) {
-		w->woken = false;
+	if (xs_unlikely(xs_load_relaxed(&w->woken))) {
+		xs_store_relaxed(&w->woken, false);
 		xs_store_relaxed(&w->rt->waking, 0);
 	}
 }

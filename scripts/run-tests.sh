@@ -32,13 +32,12 @@ export XS_BUILDDIR=${XS_BUILDDIR:-$XS_SRCDIR/build}
 # than it expects (vm.mmap_rnd_bits > 28, the default of recent distribution
 # kernels) it dies with "FATAL: ThreadSanitizer: unexpected memory mapping".
 # Running the tests with ASLR off avoids that without touching sysctls.
-wrapper=()
+wrapper=() note=
 if [[ ${SANITIZE:-} == *thread* ]]; then
 	if setarch "$(uname -m)" -R true 2>/dev/null; then
 		wrapper=(setarch "$(uname -m)" -R)
 	else
-		echo "# setarch -R is not permitted here; if TSan reports 'unexpected memory mapping'," \
-			"run: sysctl vm.mmap_rnd_bits=28"
+		note="# setarch -R is not permitted here; if TSan reports 'unexpected memory mapping', run: sysctl vm.mmap_rnd_bits=28"
 	fi
 	export TSAN_OPTIONS=${TSAN_OPTIONS:-second_deadlock_stack=1}
 fi
@@ -50,6 +49,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "KTAP version 1"
 echo "1..$#"
+[[ -n $note ]] && echo "$note"
 
 n=0
 for test in "$@"; do

@@ -44,8 +44,6 @@ static void submit(void *arg)
 	int i = *(int *)arg;
 
 	pending[i] = xs_continuation_create(continuation, &i, sizeof i);
-	if (i == NCONT - 1)
-		pthread_create(&dev, NULL, device, pending);
 	/* ... and return at once: the work continues elsewhere. */
 }
 
@@ -54,7 +52,8 @@ static void root(void *arg)
 	(void)arg;
 	for (int i = 0; i < NCONT; i++)
 		xs_task_spawn(submit, &i, sizeof i);
-	xs_task_wait(); /* all submitted: creation order fixed before the device starts */
+	xs_task_wait(); /* every pending[] written and visible to us */
+	pthread_create(&dev, NULL, device, pending);
 }
 
 TEST(run_waits_for_continuations)
