@@ -118,10 +118,10 @@ unsigned int xs_runtime_workers(const struct xs_runtime *rt);
 enum xs_dlb_strategy { XS_DLB_SLB, XS_DLB_WS, XS_DLB_RP, XS_DLB_AUTO };
 
 /* Where xs_task_spawn() puts a task: round-robin over every worker's queue
- * (static load balancing, the XQueue default), or its own queue only, so
- * that tasks move between workers only when a thief asks (needs ws, rp or
- * auto). */
-enum xs_push_policy { XS_PUSH_RR, XS_PUSH_LOCAL };
+ * (static load balancing, as in the XQueue paper), or its own queue only,
+ * so that tasks move between workers only when a thief asks (needs ws, rp
+ * or auto). XS_PUSH_AUTO is round-robin under slb and local otherwise. */
+enum xs_push_policy { XS_PUSH_AUTO, XS_PUSH_RR, XS_PUSH_LOCAL };
 
 struct xs_dlb_config {
 	unsigned int strategy;      /* enum xs_dlb_strategy */

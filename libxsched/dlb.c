@@ -17,7 +17,8 @@ void xs_dlb_init(struct xs_worker *w, const struct xs_dlb_config *cfg)
 
 	d->p = (struct xs_dlb_params){
 		.strategy = cfg->strategy,
-		.push = cfg->push,
+		.push = cfg->push != XS_PUSH_AUTO ? cfg->push
+			: cfg->strategy == XS_DLB_SLB ? XS_PUSH_RR : XS_PUSH_LOCAL,
 		.victims = cfg->victims,
 		.steal = cfg->steal,
 		.timeout = cfg->timeout,
@@ -45,7 +46,7 @@ static const struct {
 	unsigned int min, max;
 } xs_dlb_fields[] = {
 	{ "strategy", offsetof(struct xs_dlb_config, strategy), XS_DLB_SLB, XS_DLB_AUTO },
-	{ "push", offsetof(struct xs_dlb_config, push), XS_PUSH_RR, XS_PUSH_LOCAL },
+	{ "push", offsetof(struct xs_dlb_config, push), XS_PUSH_AUTO, XS_PUSH_LOCAL },
 	{ "victims", offsetof(struct xs_dlb_config, victims), 1, 64 },
 	{ "steal", offsetof(struct xs_dlb_config, steal), 1, 4096 },
 	{ "timeout", offsetof(struct xs_dlb_config, timeout), 1, 100000000 },
@@ -165,8 +166,9 @@ void xs_dlb_serve(struct xs_worker *w, uint64_t req)
 	uint32_t thief = xs_dlb_request_thief(req);
 
 	xs_counter_inc(&w->ctr.requests_handled);
-	if (thief >= w->nworkers || thief == w->id) {
-		xs_dlb_round_bump(w); /* not a thief we know: drop it */
+	if (thief >= w->nworkers || thief == w->id ||
+	    xs_worker_saturated(w->rt->workers[thief])) {
+		xs_dlb_round_bump(w); /* unknown, or may take no more work */
 		return;
 	}
 	if (w->dlb.p.strategy == XS_DLB_RP) {
@@ -224,7 +226,8 @@ void xs_dlb_idle(struct xs_worker *w)
 	struct xs_dlb_state *d = &w->dlb;
 	const struct xs_victim_view *view;
 
-	if (d->p.strategy == XS_DLB_SLB || d->idle_visits++ % d->p.timeout)
+	if (d->p.strategy == XS_DLB_SLB || d->idle_visits++ % d->p.timeout ||
+	    xs_worker_saturated(w))
 		return;
 	/* Acquire pairs with the release that published the view. */
 	view = xs_load_acquire(&w->rt->victims);

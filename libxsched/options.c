@@ -31,7 +31,7 @@ struct xs_option_def {
 /* Enum choices, in the order of the enums they map to. */
 static const char *const xs_dlb_choices[] = { "slb", "ws", "rp", "auto", NULL };
 static const char *const xs_bind_choices[] = { "none", "compact", "scatter", NULL };
-static const char *const xs_push_choices[] = { "rr", "local", NULL };
+static const char *const xs_push_choices[] = { "auto", "rr", "local", NULL };
 
 
 #define XS_OPT(field) offsetof(struct xs_options, field)
@@ -68,9 +68,10 @@ static const struct xs_option_def xs_option_table[] = {
 	  "1..100000000", "1000", "T: idle scheduling points before a thief asks again", NULL },
 	{ "XSCHED_DLB_LOCAL", XS_OPT_INT, XS_OPT(dlb_local), 100, 0, 100, "0..100", "100",
 	  "P: percent of requests a thief sends to its own NUMA node", NULL },
-	{ "XSCHED_PUSH", XS_OPT_ENUM, XS_OPT(push), 0, 0, 1, "rr or local", "rr",
+	{ "XSCHED_PUSH", XS_OPT_ENUM, XS_OPT(push), 0, 0, 2, "auto, rr or local", "auto",
 	  "where spawn puts a task: round-robin over every worker's queue (static load "
-	  "balancing), or the spawner's own queue, leaving distribution to XSCHED_DLB",
+	  "balancing), or the spawner's own queue, leaving distribution to XSCHED_DLB; "
+	  "auto = rr under slb, local otherwise",
 	  xs_push_choices },
 	{ "XSCHED_BIND", XS_OPT_ENUM, XS_OPT(bind), 1, 0, 2, "none, compact or scatter",
 	  "compact",

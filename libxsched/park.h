@@ -39,6 +39,9 @@ enum { XS_PARK_AWAKE = 0, XS_PARK_SLEEPING = 1 };
 
 struct xs_parker {
 	xs_cache_aligned _Atomic uint32_t state;  /* futex word */
+	/* Lives on the line every pusher reads anyway: true while the owner
+	 * is nested too deep to take more work (worker.c, xs_nest_enter()). */
+	_Atomic bool saturated;
 };
 
 /* Set up membarrier for this process once; returns true when the cheap

@@ -287,6 +287,9 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
 					    : xs_default_queue_size(nworkers);
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
+	/* A nested level (run_queued, the task body, its join and the waiting
+	 * loop) takes well under 2 KiB; keep half the stack for the bodies. */
+	rt->nest_limit = (uint32_t)(rt->opt.stack_kib / 4);
 	rt->dlb = (struct xs_dlb_config){
 		.strategy = (unsigned int)rt->opt.dlb,
 		.push = (unsigned int)rt->opt.push,

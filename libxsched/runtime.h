@@ -45,6 +45,7 @@ struct xs_worker {
 	struct xs_worker **out_worker;  /* consumer of out[k] */
 	struct xs_spsc **in;
 	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
+	uint32_t nest;                  /* queued tasks running nested on this stack */
 	uint64_t job_seen;              /* last job sequence number run */
 	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
 	bool in_job;                    /* between job start and barrier release */
@@ -66,6 +67,7 @@ struct xs_runtime {
 	uint32_t nworkers;
 	uint32_t queue_size;
 	uint64_t spin_ns;
+	uint32_t nest_limit;            /* see xs_nest_enter() in worker.c */
 	struct xs_worker **workers;
 	struct xs_topology *topo;
 	struct xs_victim_table *victim_table;
@@ -101,6 +103,14 @@ extern __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec
 static inline struct xs_spsc *xs_worker_queue_to(struct xs_worker *w, uint32_t to)
 {
 	return w->out[(to + w->nworkers - w->id) % w->nworkers];
+}
+
+/* Whether @w may be given more work (see xs_nest_enter() in worker.c). */
+static inline bool xs_worker_saturated(struct xs_worker *w)
+{
+	/* Relaxed: a hint; a task given just before the flag rose is run all
+	 * the same, so the flag only has to stop the flow eventually. */
+	return xs_load_relaxed(&w->park.saturated);
 }
 
 static inline bool xs_dlb_thief_local(const struct xs_worker *w, uint32_t thief)

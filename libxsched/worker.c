@@ -141,6 +141,30 @@ static void xs_count_completed(struct xs_worker *w, const struct xs_task *t)
 	xs_counter_inc(c);
 }
 
+/*
+ * Nesting. A task that waits runs other tasks on top of its own stack
+ * frame, and those may wait in turn. Running only the waiter's own
+ * descendants would bound that by the depth of the task tree, but could
+ * deadlock (a descendant may sit in another worker's queue, waiting for
+ * that worker to run one of ours). So every queued task is run, and the
+ * flow of new work is what gets bounded: past nest_limit (sized from the
+ * stack) a worker raises park.saturated, after which spawners treat its
+ * queues as full, victims skip its requests and it sends none. What it
+ * already holds is finite, so the nesting stays bounded and nothing that
+ * was handed to it is ever refused.
+ */
+static inline void xs_nest_enter(struct xs_worker *w)
+{
+	if (xs_unlikely(++w->nest == w->rt->nest_limit))
+		xs_store_relaxed(&w->park.saturated, true);
+}
+
+static inline void xs_nest_leave(struct xs_worker *w)
+{
+	if (xs_unlikely(w->nest-- == w->rt->nest_limit))
+		xs_store_relaxed(&w->park.saturated, false);
+}
+
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 {
 	uint64_t t0 = xs_prof_begin(w->log);
@@ -152,9 +176,11 @@ void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 	/* Set before the body runs, hence before any child can read it. */
 	t->worker = w;
 	w->current = t;
+	xs_nest_enter(w);
 	t->fn(t->arg);
 	if (t->spawned && !xs_task_children_done(t))
 		xs_task_join(w, t);
+	xs_nest_leave(w);
 	w->current = saved;
 	if (sample)
 		xs_dlb_auto_sample(w, xs_tsc() - s0);
@@ -209,7 +235,13 @@ static inline struct xs_spsc *xs_spawn_target(struct xs_worker *w, struct xs_par
 	if (w->dlb.p.push == XS_PUSH_RR)
 		w->rr = k + 1 == w->nworkers ? 0 : k + 1;
 	q = w->out[k];
-	*wake = k ? &w->out_worker[k]->park : NULL;
+	if (!k) {
+		*wake = NULL;
+	} else {
+		*wake = &w->out_worker[k]->park;
+		if (xs_worker_saturated(w->out_worker[k]))
+			return NULL; /* as if full: run it here */
+	}
 	return xs_spsc_reserve(q) ? q : NULL;
 }
 

@@ -20,7 +20,7 @@ static const struct {
 	{ "XSCHED_DLB_TIMEOUT", "0", "expected 1..100000000" },
 	{ "XSCHED_DLB_LOCAL", "101", "expected 0..100" },
 	{ "XSCHED_BIND", "tight", "expected none, compact or scatter" },
-	{ "XSCHED_PUSH", "far", "expected rr or local" },
+	{ "XSCHED_PUSH", "far", "expected auto, rr or local" },
 	{ "XSCHED_SYSFS_ROOT", "/nonexistent-xsched-root", "/nonexistent-xsched-root" },
 };
 

@@ -2,7 +2,8 @@
 /*
  * dlb-imbalance.h - a deliberately imbalanced job for the DLB tests.
  *
- * The root (worker 0) spawns ntasks tasks. Round-robin sends task i to
+ * The root (worker 0) spawns ntasks tasks. Round-robin (XSCHED_PUSH=rr,
+ * which the tests set) sends task i to
  * worker i % N; the tasks bound for the "heavy" workers spin for a while,
  * all others return at once. So the heavy workers' queues stay full while
  * everybody else turns thief: every steal comes from a heavy worker.

@@ -21,6 +21,7 @@ static void steals_with(struct __test_metadata *_metadata, const char *dlb,
 
 	setenv("XSCHED_SYSFS_ROOT", xs_test_src("tests/machines/2s2n4c"), 1);
 	setenv("XSCHED_DLB", dlb, 1);
+	setenv("XSCHED_PUSH", "rr", 1); /* the imbalance comes from round-robin */
 	setenv("XSCHED_DLB_LOCAL", local, 1);
 	setenv("XSCHED_DLB_TIMEOUT", "1", 1);
 	rt = xs_runtime_create(8);

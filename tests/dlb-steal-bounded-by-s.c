@@ -17,6 +17,7 @@ static void run(struct __test_metadata *_metadata, const char *dlb, const char *
 	struct xs_runtime *rt;
 
 	setenv("XSCHED_DLB", dlb, 1);
+	setenv("XSCHED_PUSH", "rr", 1); /* the imbalance comes from round-robin */
 	setenv("XSCHED_DLB_STEAL", s, 1);
 	setenv("XSCHED_DLB_TIMEOUT", "1", 1);
 	rt = xs_runtime_create(6);

@@ -71,7 +71,8 @@ void json_dlb(const struct cell *c)
 		return;
 	printf(",\"dlb\":\"%s\",\"dlb_config\":{\"push\":\"%s\",\"victims\":%u,"
 	       "\"steal\":%u,\"timeout\":%u,\"local_percent\":%u},\"counters\":{",
-	       dlb_names[d->strategy], d->push == XS_PUSH_LOCAL ? "local" : "rr",
+	       dlb_names[d->strategy],
+	       d->push == XS_PUSH_LOCAL ? "local" : d->push == XS_PUSH_RR ? "rr" : "auto",
 	       d->victims, d->steal, d->timeout, d->local_percent);
 	for (int i = 0; i < NFIELDS; i++)
 		printf("%s\"%s\":%.0f", i ? "," : "", stat_fields[i].name,
