@@ -236,8 +236,14 @@ tools: $(tool-programs)
 
 tests: $(test-programs) cuda-tests
 
-bench run: all $(O)/xsched-bench
+bench: all $(O)/xsched-bench
 	$(O)/xsched-bench $(BENCH_ARGS)
+
+# The main job on a fresh machine: dependencies first (as for check), then
+# build and run the benchmark table.
+run:
+	$(Q)scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory bench
 
 ifeq ($(filter $(O)/xsched-bench,$(bench-programs)),)
 $(O)/xsched-bench:

@@ -162,6 +162,7 @@ void *xs_worker_main(void *arg)
 	struct xs_runtime *rt = w->rt;
 
 	xs_self = w;
+	w->stack_mark = xs_thread_stack_mark();
 	if (rt->pinned)
 		xs_worker_pin(rt, w);
 	xs_worker_init_row(rt, w);
@@ -287,9 +288,6 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
 					    : xs_default_queue_size(nworkers);
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
-	/* A nested level (run_queued, the task body, its join and the waiting
-	 * loop) takes well under 2 KiB; keep half the stack for the bodies. */
-	rt->nest_limit = (uint32_t)(rt->opt.stack_kib / 4);
 	rt->dlb = (struct xs_dlb_config){
 		.strategy = (unsigned int)rt->opt.dlb,
 		.push = (unsigned int)rt->opt.push,
@@ -365,6 +363,7 @@ static int xs_runtime_job(struct xs_runtime *rt, enum xs_job_kind kind, xs_task_
 		return -EBUSY;
 	w0 = rt->workers[0];
 	xs_self = w0;
+	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
 	xs_runtime_post(rt, kind, fn, arg);
 	w0->job_seen = xs_load_relaxed(&rt->job_seq);
 	xs_worker_run_job(w0, kind, fn, arg);

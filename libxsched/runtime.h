@@ -46,6 +46,8 @@ struct xs_worker {
 	struct xs_spsc **in;
 	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
 	uint32_t nest;                  /* queued tasks running nested on this stack */
+	uint32_t saturated_at;          /* nest level that raised park.saturated, or 0 */
+	uintptr_t stack_mark;           /* xs_thread_stack_mark() of the running thread */
 	uint64_t job_seen;              /* last job sequence number run */
 	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
 	bool in_job;                    /* between job start and barrier release */
@@ -67,7 +69,6 @@ struct xs_runtime {
 	uint32_t nworkers;
 	uint32_t queue_size;
 	uint64_t spin_ns;
-	uint32_t nest_limit;            /* see xs_nest_enter() in worker.c */
 	struct xs_worker **workers;
 	struct xs_topology *topo;
 	struct xs_victim_table *victim_table;
@@ -143,6 +144,7 @@ bool xs_inject_pending(const struct xs_runtime *rt);
 bool xs_inject_take(struct xs_worker *w);
 
 /* worker.c */
+uintptr_t xs_thread_stack_mark(void);
 struct xs_task *xs_worker_pop(struct xs_worker *w);
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t);
 void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg);

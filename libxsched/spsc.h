@@ -144,6 +144,15 @@ static inline struct xs_task *xs_spsc_pop_newest(struct xs_spsc *q)
 	return t;
 }
 
+/* The task xs_spsc_pop_newest() would return, left in place. Same rule:
+ * only for a queue whose producer and consumer are this thread. */
+static inline struct xs_task *xs_spsc_peek_newest(struct xs_spsc *q)
+{
+	if (q->head == q->tail)
+		return NULL;
+	return xs_load_relaxed(&q->slot[(q->head - 1) & q->mask]);
+}
+
 /* True if a pop would find a task now. Consumer only (used before parking,
  * after the park protocol's fence, see park.h). */
 static inline bool xs_spsc_nonempty(struct xs_spsc *q)

@@ -3,12 +3,15 @@
  * worker.c - what a worker does: spawn, run, wait, find work, idle.
  *
  * XQueue. Worker i owns one SPSC queue from every worker j (j = i is its
- * master queue). Spawning pushes round-robin over the queues *into* every
- * worker, starting with the spawner's own master queue (static load
- * balancing); when the chosen queue is full the child runs immediately.
- * Popping tries the master queue first, then the auxiliary queues.
+ * master queue). With XSCHED_PUSH=rr spawning pushes round-robin over the
+ * queues *into* every worker, starting with the spawner's own master queue
+ * (static load balancing); with local it pushes into the master queue and
+ * leaves the spreading to the thieves of dlb.c. Either way, when the chosen
+ * queue is full the child runs immediately. Popping tries the master queue
+ * first (newest first: it is private), then the auxiliary queues.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -25,12 +28,23 @@ static uint64_t xs_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Master queue first, newest task first (it is private to this worker);
- * then the auxiliary queues, oldest first, rotating where to start. */
-struct xs_task *xs_worker_pop(struct xs_worker *w)
+/*
+ * The next task for a worker that waits for @joining (NULL: for anything):
+ * master queue first, newest task first (it is private to this worker);
+ * then the auxiliary queues, oldest first, rotating where to start. A
+ * saturated worker (see xs_nest_enter()) that joins takes from its master
+ * queue only @joining's own children, which bounds the nesting by the depth
+ * of the task tree: everything else there can wait for a shallower frame.
+ */
+static struct xs_task *xs_worker_pop_for(struct xs_worker *w, const struct xs_task *joining)
 {
-	struct xs_task *t = xs_spsc_pop_newest(w->in[0]);
+	struct xs_task *t = NULL;
 
+	if (xs_likely(!w->saturated_at) || !joining ||
+	    ((t = xs_spsc_peek_newest(w->in[0])) && t->parent == joining))
+		t = xs_spsc_pop_newest(w->in[0]);
+	else
+		t = NULL;
 	if (t || w->nworkers == 1)
 		return t;
 	for (uint32_t n = 1; n < w->nworkers; n++) {
@@ -42,6 +56,11 @@ struct xs_task *xs_worker_pop(struct xs_worker *w)
 			return t;
 	}
 	return NULL;
+}
+
+struct xs_task *xs_worker_pop(struct xs_worker *w)
+{
+	return xs_worker_pop_for(w, NULL);
 }
 
 static bool xs_worker_has_queued(struct xs_worker *w)
@@ -88,6 +107,9 @@ static void xs_task_complete(struct xs_worker *w, struct xs_task *t)
 		xs_task_pool_free_remote(&w->rt->workers[t->pool_owner]->pool, t);
 }
 
+static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *arg,
+			       const struct xs_task *joining);
+
 static bool xs_task_children_done_cb(void *arg)
 {
 	return xs_task_children_done(arg);
@@ -103,10 +125,13 @@ static void xs_task_join(struct xs_worker *w, struct xs_task *t)
 	uint64_t t0 = xs_prof_begin(w->log);
 	struct xs_task *next;
 
-	while (!xs_task_children_done(t) && (next = xs_spsc_pop_newest(w->in[0])))
+	while (!xs_task_children_done(t) && (next = xs_spsc_peek_newest(w->in[0])) &&
+	       (!w->saturated_at || next->parent == t)) {
+		xs_spsc_pop_newest(w->in[0]);
 		xs_task_run_queued(w, next);
+	}
 	if (!xs_task_children_done(t))
-		xs_worker_wait_until(w, xs_task_children_done_cb, t);
+		xs_worker_wait_for(w, xs_task_children_done_cb, t, t);
 	xs_prof_end(w->log, XS_EV_TASKWAIT, t0);
 }
 
@@ -147,22 +172,52 @@ static void xs_count_completed(struct xs_worker *w, const struct xs_task *t)
  * descendants would bound that by the depth of the task tree, but could
  * deadlock (a descendant may sit in another worker's queue, waiting for
  * that worker to run one of ours). So every queued task is run, and the
- * flow of new work is what gets bounded: past nest_limit (sized from the
- * stack) a worker raises park.saturated, after which spawners treat its
- * queues as full, victims skip its requests and it sends none. What it
- * already holds is finite, so the nesting stays bounded and nothing that
- * was handed to it is ever refused.
+ * flow of new work is what gets bounded: once a quarter of the thread's
+ * stack is all that is left, the worker raises park.saturated, after which
+ * spawners treat its queues as full, victims skip its requests and it
+ * sends none. What it already holds is finite, so the nesting stays
+ * bounded and nothing that was handed to it is ever refused. It lowers the
+ * flag when the task that crossed the mark returns.
  */
+static __thread uintptr_t xs_stack_mark __attribute__((tls_model("initial-exec")));
+
+/* The lowest frame address a nested task may start at on the calling
+ * thread (a quarter of its stack above the bottom), cached per thread. */
+uintptr_t xs_thread_stack_mark(void)
+{
+	pthread_attr_t attr;
+	size_t size;
+	void *low;
+
+	if (xs_likely(xs_stack_mark))
+		return xs_stack_mark;
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		if (pthread_attr_getstack(&attr, &low, &size) == 0)
+			xs_stack_mark = (uintptr_t)low + size / 4;
+		pthread_attr_destroy(&attr);
+	}
+	if (!xs_stack_mark) /* unknown stack: never saturate for depth */
+		xs_stack_mark = 1;
+	return xs_stack_mark;
+}
+
 static inline void xs_nest_enter(struct xs_worker *w)
 {
-	if (xs_unlikely(++w->nest == w->rt->nest_limit))
+	w->nest++;
+	if (xs_unlikely((uintptr_t)__builtin_frame_address(0) < w->stack_mark) &&
+	    !w->saturated_at) {
+		w->saturated_at = w->nest;
 		xs_store_relaxed(&w->park.saturated, true);
+	}
 }
 
 static inline void xs_nest_leave(struct xs_worker *w)
 {
-	if (xs_unlikely(w->nest-- == w->rt->nest_limit))
+	if (xs_unlikely(w->saturated_at == w->nest)) {
+		w->saturated_at = 0;
 		xs_store_relaxed(&w->park.saturated, false);
+	}
+	w->nest--;
 }
 
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
@@ -371,6 +426,13 @@ static bool xs_wait_has_work(void *p)
  */
 void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 {
+	xs_worker_wait_for(w, done, arg, NULL);
+}
+
+/* xs_worker_wait_until() on behalf of a task that joins its children. */
+static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *arg,
+			       const struct xs_task *joining)
+{
 	struct xs_wait_ctx ctx = { w, done, arg };
 	uint64_t idle_since = 0, stall_t0 = 0;
 	uint32_t spins = 0;
@@ -379,7 +441,7 @@ void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 		struct xs_task *t;
 
 		xs_dlb_poll(w);
-		t = xs_worker_pop(w);
+		t = xs_worker_pop_for(w, joining);
 		if (t) {
 			if (idle_since) {
 				xs_prof_end(w->log, XS_EV_STALL, stall_t0);

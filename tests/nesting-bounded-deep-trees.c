@@ -5,13 +5,17 @@
  * and round-robin distribution, that nesting once grew until the worker
  * stack overflowed. The runtime now stops feeding a worker that is nested
  * too deep (park.saturated), so the same tree completes on a small stack,
- * under every push policy, with every node counted once.
+ * under every push policy, with every node counted once. And under NA-RP,
+ * where a waiting task's children go to a thief, the join once popped its
+ * ancestors' older tasks without end until fib(35) overflowed the stack;
+ * past the stack mark a join now takes only its own children.
  */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "xsched.h"
 #include "xs_test.h"
+#include "test-scale.h"
 
 #define SPINE 6000
 
@@ -62,11 +66,54 @@ static void run(struct __test_metadata *_metadata, const char *push)
 	xs_runtime_destroy(rt);
 }
 
+struct fib {
+	int n;
+	long *out;
+};
+
+static void fib(void *p)
+{
+	struct fib *a = p;
+	long x, y;
+
+	if (a->n < 2) {
+		*a->out = a->n;
+		return;
+	}
+	struct fib left = { a->n - 1, &x }, right = { a->n - 2, &y };
+
+	xs_task_spawn(fib, &left, sizeof left);
+	fib(&right);
+	xs_task_wait();
+	*a->out = x + y;
+}
+
 FIXTURE(runtime) {};
 FIXTURE_SETUP(runtime) {}
 FIXTURE_TEARDOWN(runtime) {}
 
 TEST_F_TIMEOUT(runtime, round_robin, 300) { run(_metadata, "rr"); }
 TEST_F_TIMEOUT(runtime, local, 300) { run(_metadata, "local"); }
+
+TEST_F_TIMEOUT(runtime, redirect_push_fib, 300)
+{
+	const int n = test_scale() > 1 ? 27 : 35;
+	const long want = n == 35 ? 9227465 : 196418;
+	struct xs_runtime *rt;
+
+	setenv("XSCHED_DLB", "rp", 1);
+	setenv("XSCHED_PUSH", "auto", 1);
+	setenv("XSCHED_STACK_KIB", "1024", 1);
+	rt = xs_runtime_create(2);
+	ASSERT_NE(NULL, rt);
+	for (int r = 0; r < 5; r++) {
+		long out = -1;
+		struct fib root = { n, &out };
+
+		ASSERT_EQ(0, xs_runtime_run(rt, fib, &root));
+		ASSERT_EQ(want, out);
+	}
+	xs_runtime_destroy(rt);
+}
 
 TEST_HARNESS_MAIN
