@@ -11,58 +11,12 @@
 #include "xsched.h"
 #include "xs_test.h"
 #include "test-scale.h"
+#include "checksum-tree.h"
 
-struct tree {
-	uint64_t seed;
-	int depth;
-	_Atomic uint64_t *sum, *nodes;
+/* Mostly narrow, 1 in 8 nodes has 9 children, tasks of 0..16k spins. */
+static const struct tree_shape shape = {
+	.wide_every = 8, .wide_fanout = 9, .spin_shift = 50, .wait_at_end = 1,
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static int fanout_of(uint64_t r, int depth)
-{
-	return depth <= 0 ? 0 : (r % 8 == 0) ? 9 : (int)(r % 3);
-}
-
-static void node(void *arg)
-{
-	struct tree *t = arg;
-	uint64_t r = mix(t->seed);
-	int fanout = fanout_of(r, t->depth);
-	volatile unsigned spin = (unsigned)(r >> 50); /* 0..16k: uneven sizes */
-
-	while (spin)
-		spin--;
-	atomic_fetch_add_explicit(t->nodes, 1, memory_order_relaxed);
-	if (!fanout)
-		atomic_fetch_add_explicit(t->sum, r, memory_order_relaxed);
-	for (int i = 0; i < fanout; i++) {
-		struct tree c = { r ^ (uint64_t)(i + 1), t->depth - 1, t->sum, t->nodes };
-
-		xs_task_spawn(node, &c, sizeof c);
-	}
-	if (r & 1)
-		xs_task_wait();
-}
-
-static void serial(uint64_t seed, int depth, uint64_t *sum, uint64_t *nodes)
-{
-	uint64_t r = mix(seed);
-	int fanout = fanout_of(r, depth);
-
-	(*nodes)++;
-	if (!fanout)
-		*sum += r;
-	for (int i = 0; i < fanout; i++)
-		serial(r ^ (uint64_t)(i + 1), depth - 1, sum, nodes);
-}
 
 static void run_strategy(struct __test_metadata *_metadata, const char *dlb, const char *push)
 {
@@ -78,10 +32,10 @@ static void run_strategy(struct __test_metadata *_metadata, const char *dlb, con
 	for (uint64_t seed = 1; seed <= 12 / test_scale() + 1; seed++) {
 		_Atomic uint64_t sum = 0, nodes = 0;
 		uint64_t want_sum = 0, want_nodes = 0;
-		struct tree root = { seed, 11, &sum, &nodes };
+		struct tree root = { seed, 11, &shape, &sum, &nodes };
 
-		serial(seed, 11, &want_sum, &want_nodes);
-		ASSERT_EQ(0, xs_runtime_run(rt, node, &root));
+		tree_serial(&shape, seed, 11, &want_sum, &want_nodes);
+		ASSERT_EQ(0, xs_runtime_run(rt, tree_node, &root));
 		ASSERT_EQ(want_nodes, atomic_load(&nodes)) TH_LOG("XSCHED_DLB=%s", dlb);
 		ASSERT_EQ(want_sum, atomic_load(&sum)) TH_LOG("XSCHED_DLB=%s", dlb);
 	}

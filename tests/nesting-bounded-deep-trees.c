@@ -16,6 +16,7 @@
 #include "xsched.h"
 #include "xs_test.h"
 #include "test-scale.h"
+#include "fib-task.h"
 
 /* Sanitizers make frames several times larger: a shorter spine keeps the
  * same proportion of the stack. */
@@ -68,28 +69,6 @@ static void run(struct __test_metadata *_metadata, const char *push)
 	xs_runtime_destroy(rt);
 }
 
-struct fib {
-	int n;
-	long *out;
-};
-
-static void fib(void *p)
-{
-	struct fib *a = p;
-	long x, y;
-
-	if (a->n < 2) {
-		*a->out = a->n;
-		return;
-	}
-	struct fib left = { a->n - 1, &x }, right = { a->n - 2, &y };
-
-	xs_task_spawn(fib, &left, sizeof left);
-	fib(&right);
-	xs_task_wait();
-	*a->out = x + y;
-}
-
 FIXTURE(runtime) {};
 FIXTURE_SETUP(runtime) {}
 FIXTURE_TEARDOWN(runtime) {}
@@ -110,9 +89,9 @@ TEST_F_TIMEOUT(runtime, redirect_push_fib, 300)
 	ASSERT_NE(NULL, rt);
 	for (int r = 0; r < 5; r++) {
 		long out = -1;
-		struct fib root = { n, &out };
+		struct fib_arg root = { n, &out };
 
-		ASSERT_EQ(0, xs_runtime_run(rt, fib, &root));
+		ASSERT_EQ(0, xs_runtime_run(rt, fib_task, &root));
 		ASSERT_EQ(want, out);
 	}
 	xs_runtime_destroy(rt);

@@ -7,28 +7,7 @@
 #include "xsched.h"
 #include "xs_test.h"
 #include "test-scale.h"
-
-struct fib_arg {
-	int n;
-	long *out;
-};
-
-static void fib(void *p)
-{
-	struct fib_arg *a = p;
-	long x, y;
-
-	if (a->n < 2) {
-		*a->out = a->n;
-		return;
-	}
-	struct fib_arg left = { a->n - 1, &x }, right = { a->n - 2, &y };
-
-	xs_task_spawn(fib, &left, sizeof left);
-	fib(&right);
-	xs_task_wait();
-	*a->out = x + y;
-}
+#include "fib-task.h"
 
 FIXTURE(runtime) {};
 FIXTURE_SETUP(runtime) {}
@@ -53,7 +32,7 @@ TEST_F_TIMEOUT(runtime, fib_all_worker_counts, 600)
 			long out = -1;
 			struct fib_arg a = { n, &out };
 
-			ASSERT_EQ(0, xs_runtime_run(rt, fib, &a));
+			ASSERT_EQ(0, xs_runtime_run(rt, fib_task, &a));
 			ASSERT_EQ(expect, out);
 		}
 		ASSERT_EQ(0, xs_runtime_stats(rt, &st));
