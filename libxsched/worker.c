@@ -377,6 +377,9 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 		return 0;
 	}
 	xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
+	/* A full queue is surplus a sleeping thief should come and take. */
+	if (w->dlb.p.push == XS_PUSH_LOCAL)
+		xs_wake_a_thief(w);
 	xs_task_run_immediate(w, fn, arg, size);
 	return 0;
 }
