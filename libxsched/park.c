@@ -56,7 +56,8 @@ void xs_park_wake(struct xs_parker *p)
 		syscall(SYS_futex, &p->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg)
+bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
+	     xs_counter_t *sleeps)
 {
 	xs_store_relaxed(&p->state, XS_PARK_SLEEPING);
 	/* Orders the SLEEPING store before the re-check below; pairs with the
@@ -66,6 +67,7 @@ bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg)
 		xs_store_relaxed(&p->state, XS_PARK_AWAKE);
 		return false;
 	}
+	xs_counter_inc(sleeps);
 	while (xs_load_acquire(&p->state) == XS_PARK_SLEEPING)
 		xs_futex_wait(&p->state, XS_PARK_SLEEPING);
 	return true;

@@ -53,11 +53,13 @@ extern bool xs_park_asymmetric;
 
 /*
  * Park the calling thread on @p unless @has_work(@arg) reports something
- * after the fence. Returns when woken (possibly spuriously) or when
+ * after the fence; @sleeps (owner-written) counts the times it went to
+ * sleep, before it sleeps. Returns when woken (possibly spuriously) or when
  * has_work was true; true if it actually slept. The caller loops around its
  * own condition.
  */
-bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg);
+bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
+	     xs_counter_t *sleeps);
 
 void xs_park_wake(struct xs_parker *p);
 

@@ -474,8 +474,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		}
 		xs_woken_settled(w);
 		atomic_fetch_add_explicit(&w->rt->nparked, 1, memory_order_relaxed);
-		if (xs_park(&w->park, xs_wait_has_work, &ctx))
-			xs_counter_inc(&w->ctr.parks);
+		xs_park(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks);
 		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
 		idle_since = xs_now_ns();
 	}
