@@ -176,8 +176,12 @@ static void xs_count_completed(struct xs_worker *w, const struct xs_task *t)
  * stack is all that is left, the worker raises park.saturated, after which
  * spawners treat its queues as full, victims skip its requests and it
  * sends none. What it already holds is finite, so the nesting stays
- * bounded and nothing that was handed to it is ever refused. It lowers the
- * flag when the task that crossed the mark returns.
+ * bounded and nothing that was handed to it is ever refused. Its own
+ * surplus could still deepen the stack (under NA-RP a join's children are
+ * elsewhere, and the newest tasks of its queue belong to older frames), so
+ * a saturated join takes from its own queue only the joining task's
+ * children (xs_worker_pop_for()). It lowers the flag when the task that
+ * crossed the mark returns.
  */
 static __thread uintptr_t xs_stack_mark __attribute__((tls_model("initial-exec")));
 
