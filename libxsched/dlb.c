@@ -40,17 +40,19 @@ void xs_dlb_init(struct xs_worker *w, const struct xs_dlb_config *cfg)
 	}
 }
 
+/* Each field of the API struct has the range of its XSCHED_* option: one
+ * table (options.c) decides what is valid, whichever way it is set. */
 static const struct {
 	const char *name;
+	const char *option;
 	size_t offset;
-	unsigned int min, max;
 } xs_dlb_fields[] = {
-	{ "strategy", offsetof(struct xs_dlb_config, strategy), XS_DLB_SLB, XS_DLB_AUTO },
-	{ "push", offsetof(struct xs_dlb_config, push), XS_PUSH_AUTO, XS_PUSH_LOCAL },
-	{ "victims", offsetof(struct xs_dlb_config, victims), 1, 64 },
-	{ "steal", offsetof(struct xs_dlb_config, steal), 1, 4096 },
-	{ "timeout", offsetof(struct xs_dlb_config, timeout), 1, 100000000 },
-	{ "local_percent", offsetof(struct xs_dlb_config, local_percent), 0, 100 },
+	{ "strategy", "XSCHED_DLB", offsetof(struct xs_dlb_config, strategy) },
+	{ "push", "XSCHED_PUSH", offsetof(struct xs_dlb_config, push) },
+	{ "victims", "XSCHED_DLB_VICTIMS", offsetof(struct xs_dlb_config, victims) },
+	{ "steal", "XSCHED_DLB_STEAL", offsetof(struct xs_dlb_config, steal) },
+	{ "timeout", "XSCHED_DLB_TIMEOUT", offsetof(struct xs_dlb_config, timeout) },
+	{ "local_percent", "XSCHED_DLB_LOCAL", offsetof(struct xs_dlb_config, local_percent) },
 };
 
 int xs_dlb_config_check(const struct xs_dlb_config *cfg)
@@ -58,11 +60,14 @@ int xs_dlb_config_check(const struct xs_dlb_config *cfg)
 	for (size_t i = 0; i < sizeof(xs_dlb_fields) / sizeof(xs_dlb_fields[0]); i++) {
 		unsigned int v = *(const unsigned int *)((const char *)cfg +
 							 xs_dlb_fields[i].offset);
+		int64_t min, max;
 
-		if (v < xs_dlb_fields[i].min || v > xs_dlb_fields[i].max) {
-			fprintf(stderr, "xsched: xs_dlb_config.%s = %u: expected %u..%u\n",
-				xs_dlb_fields[i].name, v, xs_dlb_fields[i].min,
-				xs_dlb_fields[i].max);
+		if (xs_option_range(xs_dlb_fields[i].option, &min, &max) < 0)
+			return -EINVAL;
+		if (v < min || v > max) {
+			fprintf(stderr, "xsched: xs_dlb_config.%s = %u: expected %lld..%lld (as %s)\n",
+				xs_dlb_fields[i].name, v, (long long)min, (long long)max,
+				xs_dlb_fields[i].option);
 			return -EINVAL;
 		}
 	}

@@ -106,6 +106,17 @@ static const struct xs_option_def *xs_option_find(const char *name, size_t len)
 	return NULL;
 }
 
+int xs_option_range(const char *name, int64_t *min, int64_t *max)
+{
+	const struct xs_option_def *d = xs_option_find(name, strlen(name));
+
+	if (!d || d->kind == XS_OPT_PATH)
+		return -ENOENT;
+	*min = d->kind == XS_OPT_POW2_OR_ZERO ? 0 : d->min;
+	*max = d->max;
+	return 0;
+}
+
 const char *xs_option_choice(const char *name, int64_t value)
 {
 	const struct xs_option_def *d = xs_option_find(name, strlen(name));

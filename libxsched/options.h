@@ -41,6 +41,10 @@ _Static_assert(sizeof(((struct xs_options *)0)->profile) ==
  */
 int xs_options_load(struct xs_options *opt);
 
+/* The accepted range of integer or enum option @name (an enum's values are
+ * 0..choices-1). Returns 0, or -ENOENT. */
+int xs_option_range(const char *name, int64_t *min, int64_t *max);
+
 /* The name of value @value of enum option @name ("XSCHED_DLB", 1 -> "ws"). */
 const char *xs_option_choice(const char *name, int64_t value);
 
