@@ -18,30 +18,6 @@ if [[ ! -f $so ]]; then
 fi
 echo "1..3"
 
-n=0
-result() { # result OK DESCRIPTION [DIAGNOSTIC...]
-	local ok=$1 what=$2
-	shift 2
-	n=$((n + 1))
-	if ((ok)); then
-		echo "ok $n $what"
-	else
-		printf '# %s\n' "$@"
-		echo "not ok $n $what"
-	fi
-}
-
-exported=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -v "^XSCHED_CUDA_")
-bad=$(grep -v "^xs_[a-z0-9_]*@@XSCHED_CUDA_0\.1\$" <<<"$exported")
-result $((${#bad} == 0)) only-versioned-xs-symbols "exported outside the map:" $bad
-
-public=$(grep -E '^[a-z].*[^A-Za-z0-9_]xs_[a-z0-9_]+\(' "$src/include/xsched/cuda.h" |
-	sed -E 's/.*[^A-Za-z0-9_](xs_[a-z0-9_]+)\(.*/\1/' | sort -u)
-names=$(sed 's/@.*//' <<<"$exported" | sort -u)
-missing=$(comm -23 <(echo "$public") <(echo "$names"))
-[[ -n $public ]] || missing="(no function found in include/xsched/cuda.h)"
-result $((${#missing} == 0)) public-api-exported "declared but not exported:" $missing
-
-extra=$(comm -13 <(echo "$public") <(echo "$names"))
-result $((${#extra} == 0)) nothing-else-exported "exported but not declared:" $extra
-exit 0
+. "$src/scripts/tap-exports.sh"
+check_exports "$so" "$src/include/xsched/cuda.h" XSCHED_CUDA_0.1
+exit $failed
