@@ -104,20 +104,40 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 	xs_counter_inc(&w->ctr.barrier_waves);
 }
 
-/* Root: release after wave @seq? Implements rules 1 and 2 above. */
+/*
+ * A wave that failed and saw no progress since the previous one means the
+ * outstanding tasks are running long on some worker, or a continuation is
+ * waiting for a device. Waves then come at most every backoff_ns, doubling
+ * from XS_BACKOFF_MIN_NS to XS_BACKOFF_MAX_NS, so that waiting costs no CPU;
+ * the root still runs whatever is handed to it meanwhile.
+ */
+#define XS_BACKOFF_MIN_NS 2000u
+#define XS_BACKOFF_MAX_NS 1000000u
+
+/* Root: release after this wave? Implements rules 1 and 2 above. */
 static bool xs_barrier_decide(struct xs_worker *root, uint64_t created, uint64_t finished)
 {
 	struct xs_barrier_state *b = &root->bar;
-	bool release;
+	bool release, stuck;
 
+	stuck = b->wave_in_episode && created == b->prev_created &&
+		finished == b->prev_finished;
 	if (b->wave_in_episode++ == 0)
 		release = created == b->released_total;
 	else
 		release = b->prev_finished == created;
 	b->prev_finished = finished;
+	b->prev_created = created;
 	if (release) {
 		b->released_total = created;
 		b->wave_in_episode = 0;
+		b->backoff_ns = 0;
+	} else if (!stuck) {
+		b->backoff_ns = 0;
+	} else {
+		b->backoff_ns = b->backoff_ns ? b->backoff_ns * 2 : XS_BACKOFF_MIN_NS;
+		if (b->backoff_ns > XS_BACKOFF_MAX_NS)
+			b->backoff_ns = XS_BACKOFF_MAX_NS;
 	}
 	return release;
 }
@@ -135,6 +155,8 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 		xs_barrier_gather(w, seq, &created, &finished);
 		if (w->id == 0) {
 			release = xs_barrier_decide(w, created, finished);
+			if (!release && w->bar.backoff_ns)
+				xs_worker_pause(w, w->bar.backoff_ns);
 		} else {
 			struct xs_report_wait rw = { &w->bnode, seq };
 

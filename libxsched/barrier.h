@@ -31,6 +31,8 @@ struct xs_barrier_state {
 	uint64_t seq;             /* waves this worker took part in */
 	uint64_t released_total;  /* root: tasks created at the last release */
 	uint64_t prev_finished;   /* root: finished-sum of the previous wave */
+	uint64_t prev_created;    /* root: created-sum of the previous wave */
+	uint64_t backoff_ns;      /* root: pause before the next wave (0: none) */
 	uint32_t wave_in_episode; /* root: 1 for the first wave of a barrier */
 };
 

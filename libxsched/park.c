@@ -8,6 +8,7 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "park.h"
@@ -41,11 +42,11 @@ static void xs_heavy_fence(void)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }
 
-static void xs_futex_wait(_Atomic uint32_t *word, uint32_t val)
+static void xs_futex_wait(_Atomic uint32_t *word, uint32_t val, const struct timespec *timeout)
 {
-	/* EINTR, EAGAIN (value changed) and spurious returns all send the
-	 * caller back to its condition loop. */
-	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+	/* EINTR, EAGAIN (value changed), ETIMEDOUT and spurious returns all
+	 * send the caller back to its condition loop. */
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, timeout, NULL, 0);
 }
 
 void xs_park_wake(struct xs_parker *p)
@@ -56,8 +57,8 @@ void xs_park_wake(struct xs_parker *p)
 		syscall(SYS_futex, &p->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
-	     xs_counter_t *sleeps)
+static bool xs_park_until(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
+			  xs_counter_t *sleeps, const struct timespec *timeout)
 {
 	xs_store_relaxed(&p->state, XS_PARK_SLEEPING);
 	/* Orders the SLEEPING store before the re-check below; pairs with the
@@ -68,7 +69,29 @@ bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
 		return false;
 	}
 	xs_counter_inc(sleeps);
+	if (timeout) {
+		/* One bounded wait; whoever returns first sets AWAKE (a late
+		 * notifier's exchange then finds AWAKE and issues no wake). */
+		xs_futex_wait(&p->state, XS_PARK_SLEEPING, timeout);
+		xs_exchange_acq_rel(&p->state, XS_PARK_AWAKE);
+		return true;
+	}
 	while (xs_load_acquire(&p->state) == XS_PARK_SLEEPING)
-		xs_futex_wait(&p->state, XS_PARK_SLEEPING);
+		xs_futex_wait(&p->state, XS_PARK_SLEEPING, NULL);
 	return true;
+}
+
+bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
+	     xs_counter_t *sleeps)
+{
+	return xs_park_until(p, has_work, arg, sleeps, NULL);
+}
+
+bool xs_park_timed(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
+		   xs_counter_t *sleeps, uint64_t timeout_ns)
+{
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000u),
+			       (long)(timeout_ns % 1000000000u) };
+
+	return xs_park_until(p, has_work, arg, sleeps, &ts);
 }

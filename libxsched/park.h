@@ -61,6 +61,10 @@ extern bool xs_park_asymmetric;
 bool xs_park(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
 	     xs_counter_t *sleeps);
 
+/* xs_park() that also returns after @timeout_ns. */
+bool xs_park_timed(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
+		   xs_counter_t *sleeps, uint64_t timeout_ns);
+
 void xs_park_wake(struct xs_parker *p);
 
 /* Called after publishing something the owner of @p may be waiting for. */

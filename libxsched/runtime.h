@@ -150,6 +150,7 @@ void xs_task_run_queued(struct xs_worker *w, struct xs_task *t);
 void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg);
 void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg);
 void xs_worker_drain(struct xs_worker *w);
+void xs_worker_pause(struct xs_worker *w, uint64_t ns);
 void *xs_worker_main(void *arg);
 void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg);
 

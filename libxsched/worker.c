@@ -417,6 +417,12 @@ struct xs_wait_ctx {
 	void *arg;
 };
 
+static bool xs_never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
 static bool xs_wait_has_work(void *p)
 {
 	struct xs_wait_ctx *c = p;
@@ -484,6 +490,25 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 	}
 	if (idle_since)
 		xs_prof_end(w->log, XS_EV_STALL, stall_t0);
+}
+
+/*
+ * Run one queued task, or else sleep until something is handed to us or
+ * @ns have passed. For a worker that has nothing to wait *for* but must
+ * not spin (the barrier's root between waves that saw no progress).
+ */
+void xs_worker_pause(struct xs_worker *w, uint64_t ns)
+{
+	struct xs_wait_ctx ctx = { w, xs_never, NULL };
+	struct xs_task *t = xs_worker_pop(w);
+
+	if (t) {
+		xs_task_run_queued(w, t);
+		return;
+	}
+	if (xs_inject_take(w))
+		return;
+	xs_park_timed(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks, ns);
 }
 
 void xs_worker_drain(struct xs_worker *w)

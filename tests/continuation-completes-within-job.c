@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 #include "xsched.h"
 #include "xs_test.h"
@@ -105,6 +106,49 @@ TEST(barrier_waits_for_continuation)
 	ASSERT_EQ(0, xs_runtime_parallel(rt, implicit, NULL));
 	EXPECT_EQ(NCONT + 1, atomic_load(&ran));
 	EXPECT_EQ(1, atomic_load(&ran_on_worker));
+	pthread_join(later, NULL);
+	xs_runtime_destroy(rt);
+}
+
+static void *ready_in_half_a_second(void *c)
+{
+	usleep(500 * 1000);
+	xs_continuation_ready(c);
+	return NULL;
+}
+
+static void submit_slow(void *arg)
+{
+	int x = 0;
+
+	(void)arg;
+	pthread_create(&later, NULL, ready_in_half_a_second,
+		       xs_continuation_create(continuation, &x, sizeof x));
+}
+
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* While the job waits for a slow device the barrier backs off: the wait
+ * costs a small fraction of one CPU, not every worker spinning. */
+TEST(waiting_for_a_continuation_does_not_spin)
+{
+	struct xs_runtime *rt = xs_runtime_create(4);
+	double before, used;
+
+	ASSERT_NE(NULL, rt);
+	atomic_store(&ran, 0);
+	before = cpu_seconds();
+	ASSERT_EQ(0, xs_runtime_run(rt, submit_slow, NULL));
+	used = cpu_seconds() - before;
+	EXPECT_EQ(1, atomic_load(&ran));
+	TH_LOG("a 0.5 s wait used %.3f s of CPU", used);
+	EXPECT_LT(used, 0.25);
 	pthread_join(later, NULL);
 	xs_runtime_destroy(rt);
 }
