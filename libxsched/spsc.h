@@ -144,6 +144,30 @@ static inline struct xs_task *xs_spsc_pop_newest(struct xs_spsc *q)
 	return t;
 }
 
+/*
+ * Reverse the order of the tasks from index @from up to the newest, so that
+ * xs_spsc_pop_newest() returns them oldest first. Same rule as pop_newest:
+ * only for a queue that this thread both fills and empties. Every slot in
+ * the range stays full, so the consumer's batch stays valid.
+ */
+static inline void xs_spsc_reverse_from(struct xs_spsc *q, uint32_t from)
+{
+	uint32_t lo = (int32_t)(from - q->tail) > 0 ? from : q->tail;
+	uint32_t hi = q->head - 1;
+
+	while ((int32_t)(hi - lo) > 0) {
+		_Atomic(struct xs_task *) *a = &q->slot[lo & q->mask];
+		_Atomic(struct xs_task *) *b = &q->slot[hi & q->mask];
+		struct xs_task *t = xs_load_relaxed(a);
+
+		/* Relaxed: nobody else reads these slots (private queue). */
+		xs_store_relaxed(a, xs_load_relaxed(b));
+		xs_store_relaxed(b, t);
+		lo++;
+		hi--;
+	}
+}
+
 /* The task xs_spsc_pop_newest() would return, left in place. Same rule:
  * only for a queue whose producer and consumer are this thread. */
 static inline struct xs_task *xs_spsc_peek_newest(struct xs_spsc *q)

@@ -35,9 +35,17 @@ struct xs_task {
 	/* Valid only while spawned > 0: reset when the first child is pushed. */
 	uint64_t done_local;        /* children completed on `worker`; same thread */
 	_Atomic uint64_t done_remote; /* children completed on other workers */
-	struct xs_task *next_free;  /* pool free lists */
+	union {
+		/* Free, or a continuation not yet run: pool and inject links. */
+		struct xs_task *next_free;
+		/* Running: master-queue index of the first child pushed since
+		 * the last join, or XS_NO_SLOT (worker.c, spawn order). */
+		uint32_t first_slot;
+	};
 	_Alignas(16) unsigned char arg[XS_TASK_ARG_MAX];
 };
+
+#define XS_NO_SLOT UINT32_MAX
 
 _Static_assert(sizeof(struct xs_task) == 112, "task descriptor layout changed");
 

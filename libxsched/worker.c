@@ -125,6 +125,13 @@ static void xs_task_join(struct xs_worker *w, struct xs_task *t)
 	uint64_t t0 = xs_prof_begin(w->log);
 	struct xs_task *next;
 
+	/* Children start in the order they were spawned, as in serial code
+	 * (branch-and-bound search depends on it): the ones still in our
+	 * master queue sit above first_slot, so turn that run around. */
+	if (t->first_slot != XS_NO_SLOT) {
+		xs_spsc_reverse_from(w->in[0], t->first_slot);
+		t->first_slot = XS_NO_SLOT;
+	}
 	while (!xs_task_children_done(t) && (next = xs_spsc_peek_newest(w->in[0])) &&
 	       (!w->saturated_at || next->parent == t)) {
 		xs_spsc_pop_newest(w->in[0]);
@@ -144,6 +151,7 @@ void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg)
 
 	frame->worker = w;
 	frame->spawned = 0;
+	frame->first_slot = XS_NO_SLOT;
 	w->current = frame;
 	frame->fn(arg);
 	if (frame->spawned && !xs_task_children_done(frame))
@@ -234,6 +242,7 @@ void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 
 	/* Set before the body runs, hence before any child can read it. */
 	t->worker = w;
+	t->first_slot = XS_NO_SLOT;
 	w->current = t;
 	xs_nest_enter(w);
 	t->fn(t->arg);
@@ -370,6 +379,8 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 			w->current->done_local = 0;
 			xs_store_relaxed(&w->current->done_remote, 0);
 		}
+		if (q == w->in[0] && w->current->first_slot == XS_NO_SLOT)
+			w->current->first_slot = q->head;
 		/* Counted created before it becomes visible: barrier.c. */
 		xs_counter_inc(&w->ctr.static_pushes);
 		xs_spsc_push(q, t);
