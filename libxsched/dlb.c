@@ -15,15 +15,9 @@ void xs_dlb_init(struct xs_worker *w, const struct xs_dlb_config *cfg)
 {
 	struct xs_dlb_state *d = &w->dlb;
 
-	d->p = (struct xs_dlb_params){
-		.strategy = cfg->strategy,
-		.push = cfg->push != XS_PUSH_AUTO ? cfg->push
-			: cfg->strategy == XS_DLB_SLB ? XS_PUSH_RR : XS_PUSH_LOCAL,
-		.victims = cfg->victims,
-		.steal = cfg->steal,
-		.timeout = cfg->timeout,
-		.local_percent = cfg->local_percent,
-	};
+	d->p = *cfg;
+	if (d->p.push == XS_PUSH_AUTO)
+		d->p.push = cfg->strategy == XS_DLB_SLB ? XS_PUSH_RR : XS_PUSH_LOCAL;
 	d->automatic = cfg->strategy == XS_DLB_AUTO;
 	if (d->automatic)
 		d->p.strategy = XS_DLB_WS; /* until tasks have been measured */
@@ -265,7 +259,7 @@ void xs_dlb_idle(struct xs_worker *w)
  */
 static const struct {
 	uint64_t below;  /* task size upper bound, TSC ticks */
-	struct xs_dlb_params p;
+	struct xs_dlb_config p;
 } xs_dlb_guidance[] = {
 	{ 100, { XS_DLB_WS, 0, 1, 1, 10000, 100 } },
 	{ 1000, { XS_DLB_WS, 0, 1, 4, 10000, 100 } },
@@ -277,7 +271,7 @@ static const struct {
 void xs_dlb_auto_sample(struct xs_worker *w, uint64_t cycles)
 {
 	struct xs_dlb_state *d = &w->dlb;
-	uint32_t push;
+	unsigned int push;
 	size_t i = 0;
 
 	/* Exponential moving average, weight 1/8 for the new sample. */

@@ -58,16 +58,6 @@ struct xs_dlb_cells {
 	xs_cache_aligned _Atomic uint64_t request;
 };
 
-/* Parameters of one strategy, as in the paper: N, S, T, P. */
-struct xs_dlb_params {
-	uint32_t strategy;      /* enum xs_dlb_strategy */
-	uint32_t push;          /* enum xs_push_policy */
-	uint32_t victims;       /* N */
-	uint32_t steal;         /* S */
-	uint32_t timeout;       /* T */
-	uint32_t local_percent; /* P x 100 */
-};
-
 /*
  * Victims of every worker, by worker id: first the workers on the thief's
  * own node (nearest first: same CPU, SMT sibling, LLC, node), then the
@@ -84,7 +74,9 @@ struct xs_victim_view {
 
 /* The thief and victim state of one worker; owner only. */
 struct xs_dlb_state {
-	struct xs_dlb_params p;  /* effective (auto adjusts it per worker) */
+	/* Effective settings: the runtime's struct xs_dlb_config with push
+	 * resolved and, under auto, strategy and N/S/T/P from the guidance. */
+	struct xs_dlb_config p;
 	uint64_t round;          /* private copy of cells.round */
 	uint64_t rng;            /* xorshift state for victim choice */
 	uint32_t idle_visits;    /* T counter, reset when work is found */
