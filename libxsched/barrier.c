@@ -167,6 +167,8 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 			xs_store_release(&w->bnode.report_seq, seq);
 			xs_park_notify(&rt->workers[xs_tree_parent(w->id)]->park);
 			xs_worker_wait_until(w, xs_down_arrived, &rw);
+			/* Relaxed: xs_down_arrived() already acquired this
+			 * value (only the parent writes it, once per wave). */
 			release = xs_load_relaxed(&w->bnode.down) & XS_DOWN_RELEASE;
 		}
 		down = seq << 1 | (release ? XS_DOWN_RELEASE : 0);

@@ -76,6 +76,8 @@ bool xs_inject_take(struct xs_worker *w)
 
 	if (!xs_inject_pending(w->rt))
 		return false;
+	/* Acquire pairs with the release CAS in xs_continuation_ready() (and,
+	 * through the release sequence, with every push before it). */
 	t = atomic_exchange_explicit(&w->rt->inject, NULL, memory_order_acquire);
 	for (; t; t = next) {
 		next = t->next_free;

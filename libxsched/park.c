@@ -60,6 +60,7 @@ void xs_park_wake(struct xs_parker *p)
 static bool xs_park_until(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
 			  xs_counter_t *sleeps, const struct timespec *timeout)
 {
+	/* Relaxed: the fence below orders it; only the owner stores SLEEPING. */
 	xs_store_relaxed(&p->state, XS_PARK_SLEEPING);
 	/* Orders the SLEEPING store before the re-check below; pairs with the
 	 * notifier's fence in xs_park_notify(). */
@@ -76,6 +77,8 @@ static bool xs_park_until(struct xs_parker *p, bool (*has_work)(void *arg), void
 		xs_exchange_acq_rel(&p->state, XS_PARK_AWAKE);
 		return true;
 	}
+	/* Acquire pairs with the waker's acq_rel exchange in xs_park_wake():
+	 * what the notifier published is visible once we see AWAKE. */
 	while (xs_load_acquire(&p->state) == XS_PARK_SLEEPING)
 		xs_futex_wait(&p->state, XS_PARK_SLEEPING, NULL);
 	return true;

@@ -113,6 +113,7 @@ static void xs_runtime_post(struct xs_runtime *rt, enum xs_job_kind kind, xs_tas
 	rt->job_kind = kind;
 	rt->job_fn = fn;
 	rt->job_arg = arg;
+	/* Relaxed load: only this thread writes job_seq. */
 	xs_store_release(&rt->job_seq, xs_load_relaxed(&rt->job_seq) + 1);
 	for (uint32_t i = 1; i < rt->nworkers; i++)
 		xs_park_notify(&rt->workers[i]->park);
@@ -122,6 +123,8 @@ static bool xs_job_posted(void *arg)
 {
 	struct xs_worker *w = arg;
 
+	/* Acquire pairs with the release in xs_runtime_post(): the job's
+	 * fields are visible once its number is. */
 	return xs_load_acquire(&w->rt->job_seq) != w->job_seen;
 }
 
@@ -174,6 +177,8 @@ void *xs_worker_main(void *arg)
 	xs_worker_wire(rt, w);
 	for (;;) {
 		xs_worker_wait_until(w, xs_job_posted, w);
+		/* Relaxed: the acquire in xs_job_posted() saw this value,
+		 * and no new job is posted before this one's barrier. */
 		w->job_seen = xs_load_relaxed(&rt->job_seq);
 		if (rt->job_kind == XS_JOB_EXIT)
 			break;
@@ -204,6 +209,7 @@ static int xs_runtime_start_threads(struct xs_runtime *rt)
 	if (err) {
 		fprintf(stderr, "xsched: cannot create worker thread %u of %u: %s\n", started,
 			rt->nworkers, strerror(err));
+		/* Release pairs with the workers' acquire in xs_startup_wait(). */
 		xs_store_release(&rt->go, XS_GO_ABORT);
 		for (uint32_t i = 1; i < started; i++)
 			pthread_join(rt->threads[i], NULL);
@@ -224,6 +230,7 @@ static void xs_runtime_free(struct xs_runtime *rt)
 		if (rt->queue_rows)
 			free(rt->queue_rows[i]);
 	}
+	/* Relaxed: every worker has been joined (or never started). */
 	xs_victim_view_free(xs_load_relaxed(&rt->victims));
 	xs_victim_table_free(rt->victim_table);
 	xs_topology_free(rt->topo);

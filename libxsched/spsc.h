@@ -133,6 +133,7 @@ static inline struct xs_task *xs_spsc_pop_newest(struct xs_spsc *q)
 	if (q->head == q->tail)
 		return NULL;
 	q->head--;
+	/* Relaxed: our own store, read back by the same thread. */
 	t = xs_load_relaxed(&q->slot[q->head & q->mask]);
 	/* Release, like xs_spsc_pop(): the slot is free for the producer -
 	 * ourselves - so this orders nothing across threads. */
@@ -174,6 +175,7 @@ static inline struct xs_task *xs_spsc_peek_newest(struct xs_spsc *q)
 {
 	if (q->head == q->tail)
 		return NULL;
+	/* Relaxed: our own store, read back by the same thread. */
 	return xs_load_relaxed(&q->slot[(q->head - 1) & q->mask]);
 }
 

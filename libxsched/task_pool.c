@@ -18,6 +18,7 @@ void xs_task_pool_init(struct xs_task_pool *pool, uint32_t owner)
 	pool->local = NULL;
 	pool->slabs = NULL;
 	pool->owner = owner;
+	/* Relaxed: no other thread knows the pool yet. */
 	xs_store_relaxed(&pool->slabs_allocated, 0);
 	xs_store_relaxed(&pool->remote, NULL);
 }
@@ -32,6 +33,7 @@ void xs_task_pool_destroy(struct xs_task_pool *pool)
 	}
 	pool->slabs = NULL;
 	pool->local = NULL;
+	/* Relaxed: the workers have stopped; nobody frees into it any more. */
 	xs_store_relaxed(&pool->remote, NULL);
 }
 
@@ -67,6 +69,7 @@ struct xs_task *xs_task_pool_refill(struct xs_task_pool *pool)
 
 void xs_task_pool_free_remote(struct xs_task_pool *pool, struct xs_task *t)
 {
+	/* Relaxed: only a starting guess for the CAS, which re-reads it. */
 	struct xs_task *head = xs_load_relaxed(&pool->remote);
 
 	/* Release publishes t->next_free and everything this worker did with

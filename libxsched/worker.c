@@ -219,6 +219,7 @@ static inline void xs_nest_enter(struct xs_worker *w)
 	if (xs_unlikely((uintptr_t)__builtin_frame_address(0) < w->stack_mark) &&
 	    !w->saturated_at) {
 		w->saturated_at = w->nest;
+		/* Relaxed: a hint for feeders, see xs_worker_saturated(). */
 		xs_store_relaxed(&w->park.saturated, true);
 	}
 }
@@ -344,6 +345,7 @@ static void xs_wake_a_thief(struct xs_worker *w)
 /* A worker woken by xs_wake_a_thief() is busy or asleep again. */
 static inline void xs_woken_settled(struct xs_worker *w)
 {
+	/* Relaxed: see the comment on worker.woken (runtime.h). */
 	if (xs_unlikely(xs_load_relaxed(&w->woken))) {
 		xs_store_relaxed(&w->woken, false);
 		xs_store_relaxed(&w->rt->waking, 0);
@@ -494,6 +496,10 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			continue;
 		}
 		xs_woken_settled(w);
+		/* Relaxed: nparked is a hint for xs_wake_a_thief(); a spawner
+		 * that misses this increment only wakes nobody this time, and
+		 * thieves are never needed for progress (the owner runs its
+		 * own tasks), so no wake-up that matters can be lost. */
 		atomic_fetch_add_explicit(&w->rt->nparked, 1, memory_order_relaxed);
 		xs_park(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks);
 		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
