@@ -12,6 +12,7 @@
 #define XS_DLB_IMBALANCE_H
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "xsched.h"
@@ -51,6 +52,31 @@ static void imbalance_root(void *arg)
 		xs_task_spawn(imbalance_task, &ns, sizeof ns);
 	}
 	xs_task_wait();
+}
+
+/*
+ * Run @im five times on a new runtime of im->nworkers workers under
+ * XSCHED_DLB=@dlb, round-robin pushes and thieves that ask at every idle
+ * visit (other XSCHED_* settings are the caller's); the summed counters go
+ * to @st. Returns 0, or -1 if the runtime could not be made or a run failed.
+ */
+static int imbalance_measure(const char *dlb, struct imbalance *im, struct xs_stats *st)
+{
+	struct xs_runtime *rt;
+	int ret = 0;
+
+	setenv("XSCHED_DLB", dlb, 1);
+	setenv("XSCHED_PUSH", "rr", 1); /* the imbalance comes from round-robin */
+	setenv("XSCHED_DLB_TIMEOUT", "1", 1);
+	rt = xs_runtime_create((unsigned int)im->nworkers);
+	if (!rt)
+		return -1;
+	for (int r = 0; r < 5 && !ret; r++)
+		ret = xs_runtime_run(rt, imbalance_root, im) ? -1 : 0;
+	if (xs_runtime_stats(rt, st))
+		ret = -1;
+	xs_runtime_destroy(rt);
+	return ret;
 }
 
 #endif /* XS_DLB_IMBALANCE_H */

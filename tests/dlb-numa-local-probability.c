@@ -17,22 +17,13 @@ static void steals_with(struct __test_metadata *_metadata, const char *dlb,
 {
 	/* Workers 1 (node 0) and 5 (node 1) are heavy. */
 	struct imbalance im = { 400, 8, 1u << 1 | 1u << 5, 100 * 1000 };
-	struct xs_runtime *rt;
 
 	setenv("XSCHED_SYSFS_ROOT", xs_test_src("tests/machines/2s2n4c"), 1);
-	setenv("XSCHED_DLB", dlb, 1);
-	setenv("XSCHED_PUSH", "rr", 1); /* the imbalance comes from round-robin */
 	setenv("XSCHED_DLB_LOCAL", local, 1);
-	setenv("XSCHED_DLB_TIMEOUT", "1", 1);
-	rt = xs_runtime_create(8);
-	ASSERT_NE(NULL, rt);
-	for (int r = 0; r < 5; r++)
-		ASSERT_EQ(0, xs_runtime_run(rt, imbalance_root, &im));
-	ASSERT_EQ(0, xs_runtime_stats(rt, st));
+	ASSERT_EQ(0, imbalance_measure(dlb, &im, st));
 	TH_LOG("%s P=%s: %llu requests, stolen local %llu remote %llu", dlb, local,
 	       (unsigned long long)st->requests_sent, (unsigned long long)st->stolen_local,
 	       (unsigned long long)st->stolen_remote);
-	xs_runtime_destroy(rt);
 }
 
 TEST(ws_local_only)

@@ -14,21 +14,12 @@ static void run(struct __test_metadata *_metadata, const char *dlb, const char *
 		struct xs_stats *st)
 {
 	struct imbalance im = { 600, 6, 1u << 1 | 1u << 4, 50 * 1000 };
-	struct xs_runtime *rt;
 
-	setenv("XSCHED_DLB", dlb, 1);
-	setenv("XSCHED_PUSH", "rr", 1); /* the imbalance comes from round-robin */
 	setenv("XSCHED_DLB_STEAL", s, 1);
-	setenv("XSCHED_DLB_TIMEOUT", "1", 1);
-	rt = xs_runtime_create(6);
-	ASSERT_NE(NULL, rt);
-	for (int r = 0; r < 5; r++)
-		ASSERT_EQ(0, xs_runtime_run(rt, imbalance_root, &im));
-	ASSERT_EQ(0, xs_runtime_stats(rt, st));
+	ASSERT_EQ(0, imbalance_measure(dlb, &im, st));
 	TH_LOG("%s S=%s: %llu requests moved %llu tasks", dlb, s,
 	       (unsigned long long)st->requests_with_steal,
 	       (unsigned long long)(st->stolen_local + st->stolen_remote));
-	xs_runtime_destroy(rt);
 }
 
 TEST(ws_one_per_request)
