@@ -76,30 +76,13 @@ extern "C" struct xs_cuda_matrix *xs_cuda_matrix_create_coo(struct xs_cuda_ctx *
 	m->row_cv = mean > 0 ? sqrt(fmax(sq / a->rows - mean * mean, 0)) / mean : 0;
 	free(count);
 
-	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&m->d_offsets,
-					    sizeof(int32_t) * ((size_t)a->rows + 1)));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&m->d_indices,
-					    sizeof(int32_t) * ((size_t)a->nnz + 1)));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&m->d_values,
-					    sizeof(float) * ((size_t)a->nnz + 1)));
+	ret = xs_cuda_matrix_upload(m, a->col_idx, a->values);
 	if (!ret)
 		ret = XS_CU(ctx, cudaMalloc(&d_rows,
 					    sizeof(int32_t) * ((size_t)a->nnz + 1)));
 	if (!ret && a->nnz)
 		ret = XS_CU(ctx, cudaMemcpy(d_rows, a->row_idx,
 					    sizeof(int32_t) * (size_t)a->nnz,
-					    cudaMemcpyHostToDevice));
-	if (!ret && a->nnz)
-		ret = XS_CU(ctx, cudaMemcpy(m->d_indices, a->col_idx,
-					    sizeof(int32_t) * (size_t)a->nnz,
-					    cudaMemcpyHostToDevice));
-	if (!ret && a->nnz)
-		ret = XS_CU(ctx, cudaMemcpy(m->d_values, a->values,
-					    sizeof(float) * (size_t)a->nnz,
 					    cudaMemcpyHostToDevice));
 	if (!ret) {
 		coo_offsets<<<xs_grid(ctx, (int64_t)a->rows + 1, 256), 256, 0,

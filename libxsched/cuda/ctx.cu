@@ -224,27 +224,10 @@ extern "C" struct xs_cuda_matrix *xs_cuda_matrix_create(struct xs_cuda_ctx *ctx,
 		if (!(a->values[k] >= 0))
 			m->nonneg = 0;
 	xs_csr_row_stats(a, &mean, &m->row_cv);
-	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&m->d_offsets,
-					    sizeof(int32_t) * ((size_t)a->rows + 1)));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&m->d_indices,
-					    sizeof(int32_t) * ((size_t)a->nnz + 1)));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&m->d_values,
-					    sizeof(float) * ((size_t)a->nnz + 1)));
+	ret = xs_cuda_matrix_upload(m, a->indices, a->values);
 	if (!ret)
 		ret = XS_CU(ctx, cudaMemcpy(m->d_offsets, a->offsets,
 					    sizeof(int32_t) * ((size_t)a->rows + 1),
-					    cudaMemcpyHostToDevice));
-	if (!ret && a->nnz)
-		ret = XS_CU(ctx, cudaMemcpy(m->d_indices, a->indices,
-					    sizeof(int32_t) * (size_t)a->nnz,
-					    cudaMemcpyHostToDevice));
-	if (!ret && a->nnz)
-		ret = XS_CU(ctx, cudaMemcpy(m->d_values, a->values,
-					    sizeof(float) * (size_t)a->nnz,
 					    cudaMemcpyHostToDevice));
 	if (ret) {
 		xs_cuda_matrix_destroy(m);
@@ -252,6 +235,33 @@ extern "C" struct xs_cuda_matrix *xs_cuda_matrix_create(struct xs_cuda_ctx *ctx,
 		return NULL;
 	}
 	return m;
+}
+
+int xs_cuda_matrix_upload(struct xs_cuda_matrix *m, const int32_t *indices,
+			  const float *values)
+{
+	struct xs_cuda_ctx *ctx = m->ctx;
+	int ret;
+
+	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&m->d_offsets,
+					    sizeof(int32_t) * ((size_t)m->rows + 1)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&m->d_indices,
+					    sizeof(int32_t) * ((size_t)m->nnz + 1)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&m->d_values,
+					    sizeof(float) * ((size_t)m->nnz + 1)));
+	if (!ret && m->nnz)
+		ret = XS_CU(ctx, cudaMemcpy(m->d_indices, indices,
+					    sizeof(int32_t) * (size_t)m->nnz,
+					    cudaMemcpyHostToDevice));
+	if (!ret && m->nnz)
+		ret = XS_CU(ctx, cudaMemcpy(m->d_values, values,
+					    sizeof(float) * (size_t)m->nnz,
+					    cudaMemcpyHostToDevice));
+	return ret;
 }
 
 extern "C" void xs_cuda_matrix_destroy(struct xs_cuda_matrix *m)

@@ -34,13 +34,6 @@ static int sp_fail(struct xs_cuda_ctx *ctx, cusparseStatus_t s, const char *what
 			sp_fail((ctx), xs_s_, #call);                      \
 	})
 
-__global__ static void ones(float *x, int32_t n)
-{
-	for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-	     i += gridDim.x * blockDim.x)
-		x[i] = 1.0f;
-}
-
 extern "C" int xs_cuda_cusparse_spmv_time(struct xs_cuda_matrix *m, int reps,
 					  double *ms, float *y)
 {
@@ -48,8 +41,8 @@ extern "C" int xs_cuda_cusparse_spmv_time(struct xs_cuda_matrix *m, int reps,
 	cusparseHandle_t h = NULL;
 	cusparseSpMatDescr_t a = NULL;
 	cusparseDnVecDescr_t vx = NULL, vy = NULL;
-	cudaEvent_t start = NULL, stop = NULL;
-	float *d_x = NULL, *d_y = NULL, alpha = 1, beta = 0, elapsed = 0;
+	struct xs_cuda_timing t;
+	float alpha = 1, beta = 0;
 	void *buf = NULL;
 	size_t bytes = 0;
 	int ret;
@@ -57,20 +50,7 @@ extern "C" int xs_cuda_cusparse_spmv_time(struct xs_cuda_matrix *m, int reps,
 	if (!m || reps < 1 || !ms)
 		return -EINVAL;
 	ctx = m->ctx;
-	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&d_x, sizeof(float) * ((size_t)m->cols + 1)));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&d_y, sizeof(float) * ((size_t)m->rows + 1)));
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventCreate(&start));
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventCreate(&stop));
-	if (!ret && m->cols) {
-		ones<<<xs_grid(ctx, m->cols, 256), 256, 0, ctx->stream>>>(d_x,
-									  m->cols);
-		ret = XS_CU(ctx, cudaGetLastError());
-	}
+	ret = xs_cuda_timing_begin(m, &t);
 	if (!ret)
 		ret = XS_SP(ctx, cusparseCreate(&h));
 	if (!ret)
@@ -83,9 +63,9 @@ extern "C" int xs_cuda_cusparse_spmv_time(struct xs_cuda_matrix *m, int reps,
 						   CUSPARSE_INDEX_BASE_ZERO,
 						   CUDA_R_32F));
 	if (!ret)
-		ret = XS_SP(ctx, cusparseCreateDnVec(&vx, m->cols, d_x, CUDA_R_32F));
+		ret = XS_SP(ctx, cusparseCreateDnVec(&vx, m->cols, t.d_x, CUDA_R_32F));
 	if (!ret)
-		ret = XS_SP(ctx, cusparseCreateDnVec(&vy, m->rows, d_y, CUDA_R_32F));
+		ret = XS_SP(ctx, cusparseCreateDnVec(&vy, m->rows, t.d_y, CUDA_R_32F));
 	if (!ret)
 		ret = XS_SP(ctx, cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE,
 							 &alpha, a, vx, &beta, vy,
@@ -96,7 +76,7 @@ extern "C" int xs_cuda_cusparse_spmv_time(struct xs_cuda_matrix *m, int reps,
 		ret = XS_CU(ctx, cudaMalloc(&buf, bytes + 1));
 	for (int i = 0; !ret && i <= reps; i++) {
 		if (i == 1)	/* run 0 is the warm-up */
-			ret = XS_CU(ctx, cudaEventRecord(start, ctx->stream));
+			ret = XS_CU(ctx, cudaEventRecord(t.start, ctx->stream));
 		if (!ret)
 			ret = XS_SP(ctx, cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE,
 						      &alpha, a, vx, &beta, vy,
@@ -104,17 +84,7 @@ extern "C" int xs_cuda_cusparse_spmv_time(struct xs_cuda_matrix *m, int reps,
 						      CUSPARSE_SPMV_ALG_DEFAULT,
 						      buf));
 	}
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventRecord(stop, ctx->stream));
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventSynchronize(stop));
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventElapsedTime(&elapsed, start, stop));
-	if (!ret && y)
-		ret = XS_CU(ctx, cudaMemcpy(y, d_y, sizeof(float) * (size_t)m->rows,
-					    cudaMemcpyDeviceToHost));
-	if (!ret)
-		*ms = elapsed / reps;
+	ret = xs_cuda_timing_stop(m, &t, ret, reps, ms, y);
 	if (vx)
 		cusparseDestroyDnVec(vx);
 	if (vy)
@@ -123,12 +93,7 @@ extern "C" int xs_cuda_cusparse_spmv_time(struct xs_cuda_matrix *m, int reps,
 		cusparseDestroySpMat(a);
 	if (h)
 		cusparseDestroy(h);
-	if (start)
-		cudaEventDestroy(start);
-	if (stop)
-		cudaEventDestroy(stop);
 	cudaFree(buf);
-	cudaFree(d_x);
-	cudaFree(d_y);
+	xs_cuda_timing_free(&t);
 	return ret;
 }

@@ -85,6 +85,34 @@ XS_HIDDEN int xs_cuda_spmv_enqueue(struct xs_cuda_matrix *m,
 				   const struct xs_cuda_launch *l,
 				   const float *d_x, float *d_y, cudaStream_t s);
 
+/* Allocate m's device arrays (offsets for m->rows, indices and values for
+ * m->nnz) and copy @indices and @values there; the caller fills
+ * d_offsets. 0 or -errno. */
+XS_HIDDEN int xs_cuda_matrix_upload(struct xs_cuda_matrix *m, const int32_t *indices,
+				    const float *values);
+
+/*
+ * The SpMV timing harness shared by xs_cuda_spmv_time() and the cuSPARSE
+ * baseline, so that both are measured the same way: device x (all ones)
+ * and y for m, and two events on the context's stream.
+ *   ret = xs_cuda_timing_begin(m, &t);
+ *   ... warm-up, cudaEventRecord(t.start), reps timed runs ...
+ *   ret = xs_cuda_timing_stop(m, &t, ret, reps, ms, y);
+ *   xs_cuda_timing_free(&t);
+ * _stop() records the stop event, waits, stores the mean milliseconds per
+ * run in *ms and copies y back when y is not NULL; it passes an earlier
+ * failure @ret through untouched.
+ */
+struct xs_cuda_timing {
+	cudaEvent_t start, stop;
+	float *d_x, *d_y;
+};
+
+XS_HIDDEN int xs_cuda_timing_begin(struct xs_cuda_matrix *m, struct xs_cuda_timing *t);
+XS_HIDDEN int xs_cuda_timing_stop(struct xs_cuda_matrix *m, struct xs_cuda_timing *t,
+				  int ret, int reps, double *ms, float *y);
+XS_HIDDEN void xs_cuda_timing_free(struct xs_cuda_timing *t);
+
 /* Resolve AUTO and fill defaults; -EINVAL for a bad group or block size. */
 XS_HIDDEN int xs_cuda_launch_resolve(const struct xs_cuda_matrix *m,
 				     const struct xs_cuda_launch *in,

@@ -167,59 +167,81 @@ __global__ static void fill_ones(float *x, int32_t n)
 		x[i] = 1.0f;
 }
 
+int xs_cuda_timing_begin(struct xs_cuda_matrix *m, struct xs_cuda_timing *t)
+{
+	struct xs_cuda_ctx *ctx = m->ctx;
+	int ret;
+
+	*t = (struct xs_cuda_timing){ NULL, NULL, NULL, NULL };
+	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&t->d_x, sizeof(float) * ((size_t)m->cols + 1)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaMalloc(&t->d_y, sizeof(float) * ((size_t)m->rows + 1)));
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventCreate(&t->start));
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventCreate(&t->stop));
+	if (!ret && m->cols) {
+		fill_ones<<<xs_grid(ctx, m->cols, 256), 256, 0, ctx->stream>>>(
+			t->d_x, m->cols);
+		ret = XS_CU(ctx, cudaGetLastError());
+	}
+	return ret;
+}
+
+int xs_cuda_timing_stop(struct xs_cuda_matrix *m, struct xs_cuda_timing *t, int ret,
+			int reps, double *ms, float *y)
+{
+	struct xs_cuda_ctx *ctx = m->ctx;
+	float elapsed = 0;
+
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventRecord(t->stop, ctx->stream));
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventSynchronize(t->stop));
+	if (!ret)
+		ret = XS_CU(ctx, cudaEventElapsedTime(&elapsed, t->start, t->stop));
+	if (!ret && y)
+		ret = XS_CU(ctx, cudaMemcpy(y, t->d_y, sizeof(float) * (size_t)m->rows,
+					    cudaMemcpyDeviceToHost));
+	if (!ret)
+		*ms = elapsed / reps;
+	return ret;
+}
+
+void xs_cuda_timing_free(struct xs_cuda_timing *t)
+{
+	if (t->start)
+		cudaEventDestroy(t->start);
+	if (t->stop)
+		cudaEventDestroy(t->stop);
+	cudaFree(t->d_x);
+	cudaFree(t->d_y);
+}
+
 extern "C" int xs_cuda_spmv_time(struct xs_cuda_matrix *m,
 				 const struct xs_cuda_launch *lin, int reps,
 				 double *ms, float *y)
 {
+	struct xs_cuda_timing t;
 	struct xs_cuda_launch l;
-	struct xs_cuda_ctx *ctx;
-	cudaEvent_t start = NULL, stop = NULL;
-	float *d_x = NULL, *d_y = NULL, elapsed = 0;
 	int ret;
 
 	if (!m || reps < 1 || !ms)
 		return -EINVAL;
-	ctx = m->ctx;
 	ret = xs_cuda_launch_resolve(m, lin, &l);
 	if (ret)
 		return ret;
-	ret = XS_CU(ctx, cudaSetDevice(ctx->device));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&d_x, sizeof(float) * ((size_t)m->cols + 1)));
-	if (!ret)
-		ret = XS_CU(ctx, cudaMalloc(&d_y, sizeof(float) * ((size_t)m->rows + 1)));
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventCreate(&start));
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventCreate(&stop));
-	if (!ret && m->cols) {
-		fill_ones<<<xs_grid(ctx, m->cols, 256), 256, 0, ctx->stream>>>(
-			d_x, m->cols);
-		ret = XS_CU(ctx, cudaGetLastError());
-	}
+	ret = xs_cuda_timing_begin(m, &t);
 	/* One warm-up run, then the timed ones. */
 	if (!ret)
-		ret = spmv_device(m, &l, d_x, d_y);
+		ret = spmv_device(m, &l, t.d_x, t.d_y);
 	if (!ret)
-		ret = XS_CU(ctx, cudaEventRecord(start, ctx->stream));
+		ret = XS_CU(m->ctx, cudaEventRecord(t.start, m->ctx->stream));
 	for (int i = 0; !ret && i < reps; i++)
-		ret = spmv_device(m, &l, d_x, d_y);
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventRecord(stop, ctx->stream));
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventSynchronize(stop));
-	if (!ret)
-		ret = XS_CU(ctx, cudaEventElapsedTime(&elapsed, start, stop));
-	if (!ret && y)
-		ret = XS_CU(ctx, cudaMemcpy(y, d_y, sizeof(float) * (size_t)m->rows,
-					    cudaMemcpyDeviceToHost));
-	if (!ret)
-		*ms = elapsed / reps;
-	if (start)
-		cudaEventDestroy(start);
-	if (stop)
-		cudaEventDestroy(stop);
-	cudaFree(d_x);
-	cudaFree(d_y);
+		ret = spmv_device(m, &l, t.d_x, t.d_y);
+	ret = xs_cuda_timing_stop(m, &t, ret, reps, ms, y);
+	xs_cuda_timing_free(&t);
 	return ret;
 }
