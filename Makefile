@@ -20,6 +20,7 @@
 
 libxsched-y :=
 libxsched-ldlibs-y :=
+libxsched-gomp-y :=
 tests-y :=
 tests-concurrency-y :=
 tools-y :=
@@ -141,6 +142,32 @@ $(O)/$(SONAME): $(O)/$(SOFILE)
 $(O)/libxsched.so: $(O)/$(SONAME)
 	$(call cmd,ln)
 
+# The libgomp drop-in: the library's objects and libxsched/gomp's in one
+# shared object with gcc's libgomp ABI and symbol versions (its .map), plus
+# gomp/libgomp.so.1 so that a directory on LD_LIBRARY_PATH serves it under
+# libgomp's name. Its SONAME is libgomp.so.1: preloaded, it then satisfies
+# a program's DT_NEEDED libgomp.so.1 itself, so the system libgomp is not
+# loaded at all (its constructor would pin the main thread for OMP_PLACES).
+GOMP_SONAME := libgomp.so.1
+GOMP_FILE := libxsched-gomp.so.1
+gomp-objs := $(addprefix $(O)/libxsched/gomp/,$(libxsched-gomp-y))
+gomp-files := $(if $(gomp-objs),$(O)/$(GOMP_FILE) $(O)/libxsched-gomp.so $(O)/gomp/libgomp.so.1)
+
+quiet_cmd_gomp_so := LD
+      cmd_gomp_so = $(CC) $(XS_LDFLAGS) -shared -Wl,-soname,$(GOMP_SONAME) \
+		-Wl,--version-script=$(filter %.map,$^) $(xs-so-ldflags) \
+		-o $@ $(filter %.o,$^) $(libxsched-ldlibs-y)
+
+$(O)/$(GOMP_FILE): $(lib-objs) $(gomp-objs) libxsched/gomp/libxsched-gomp.map
+	$(call cmd,gomp_so)
+
+$(O)/libxsched-gomp.so: $(O)/$(GOMP_FILE)
+	$(call cmd,ln)
+
+$(O)/gomp/libgomp.so.1: $(O)/$(GOMP_FILE)
+	@mkdir -p $(@D)
+	$(Q)ln -sf ../$(GOMP_FILE) $@
+
 # ---------------------------------------------------------------------------
 # Programs: one mechanism for tools, benchmarks and tests.
 #
@@ -162,7 +189,7 @@ endif
 endef
 
 programs :=
-all-objs := $(lib-objs)
+all-objs := $(lib-objs) $(gomp-objs)
 
 # tools-y += NAME: build/NAME from NAME-y objects, or from tools/NAME.c.
 $(foreach t,$(tools-y),$(eval $(call program,$(t),$(or $($(t)-y),tools/$(t).o),$($(t)-cxx-y),,$($(t)-ldlibs-y))))
@@ -230,7 +257,7 @@ all lib tools tests kselftest:
 
 kselftest: $(KSELFTEST_HDR)
 
-lib: $(lib-files)
+lib: $(lib-files) $(gomp-files)
 
 tools: $(tool-programs)
 

@@ -388,6 +388,41 @@ int xs_runtime_parallel(struct xs_runtime *rt, xs_task_fn fn, void *arg)
 	return xs_runtime_job(rt, XS_JOB_PARALLEL, fn, arg);
 }
 
+/*
+ * A parallel job whose worker-0 part is the caller's own code between
+ * xs_runtime_parallel_begin() and xs_runtime_parallel_end() (the libgomp
+ * drop-in's GOMP_parallel_start/end): workers 1..N-1 run @fn(@arg), the
+ * calling thread runs as worker 0 with @frame as its implicit task.
+ */
+int xs_runtime_parallel_begin(struct xs_runtime *rt, xs_task_fn fn, void *arg,
+			      struct xs_job_frame *job)
+{
+	struct xs_worker *w0;
+
+	if (!rt || !fn)
+		return -EINVAL;
+	if (xs_self)
+		return -EBUSY;
+	w0 = rt->workers[0];
+	xs_self = w0;
+	w0->stack_mark = xs_thread_stack_mark();
+	job->t0 = xs_prof_begin(w0->log);
+	xs_runtime_post(rt, XS_JOB_PARALLEL, fn, arg);
+	w0->job_seen = xs_load_relaxed(&rt->job_seq);
+	xs_worker_job_begin(w0);
+	xs_worker_implicit_begin(w0, &job->frame);
+	return 0;
+}
+
+void xs_runtime_parallel_end(struct xs_runtime *rt, struct xs_job_frame *job)
+{
+	struct xs_worker *w0 = rt->workers[0];
+
+	xs_worker_implicit_end(w0, &job->frame);
+	xs_worker_job_end(w0, job->t0);
+	xs_self = NULL;
+}
+
 unsigned int xs_runtime_workers(const struct xs_runtime *rt)
 {
 	return rt ? rt->nworkers : 0;

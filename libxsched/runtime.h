@@ -154,4 +154,24 @@ void xs_worker_pause(struct xs_worker *w, uint64_t ns);
 void *xs_worker_main(void *arg);
 void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg);
 
+void xs_worker_job_begin(struct xs_worker *w);
+void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
+void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
+void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
+
+/* runtime.c: a parallel job split around the caller's worker-0 part. */
+struct xs_job_frame {
+	struct xs_task frame;
+	uint64_t t0;
+};
+int xs_runtime_parallel_begin(struct xs_runtime *rt, xs_task_fn fn, void *arg,
+			      struct xs_job_frame *job);
+void xs_runtime_parallel_end(struct xs_runtime *rt, struct xs_job_frame *job);
+
+/* worker.c, for layers built on the runtime (libxsched/gomp): */
+struct xs_task *xs_task_current(void);
+void xs_task_count_child(struct xs_task *parent);
+void xs_task_push_counted(struct xs_task *parent, xs_task_fn fn, const void *arg, size_t size);
+void xs_task_run_undeferred(xs_task_fn fn, void *arg);
+
 #endif /* XSCHED_RUNTIME_H */

@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -352,6 +354,41 @@ static inline void xs_woken_settled(struct xs_worker *w)
 	}
 }
 
+/* Make queued task @t, just filled in, visible in @q (its slot reserved by
+ * xs_spawn_target()) and wake whoever should know. */
+static inline void xs_task_publish(struct xs_worker *w, struct xs_spsc *q, struct xs_task *t,
+				   struct xs_parker *wake)
+{
+	/* Counted created before it becomes visible: barrier.c. */
+	xs_counter_inc(&w->ctr.static_pushes);
+	xs_spsc_push(q, t);
+	if (wake)
+		xs_park_notify(wake);
+	else if (w->dlb.p.push == XS_PUSH_LOCAL)
+		xs_wake_a_thief(w);
+}
+
+static inline void xs_task_fill(struct xs_worker *w, struct xs_task *t, struct xs_task *parent,
+				xs_task_fn fn, const void *arg, size_t size)
+{
+	t->fn = fn;
+	t->parent = parent;
+	t->creator = (uint16_t)w->id;
+	t->creator_node = (uint16_t)w->node;
+	t->spawned = 0;
+	xs_arg_copy(t->arg, arg, size);
+}
+
+void xs_task_count_child(struct xs_task *parent)
+{
+	if (!parent->spawned++) {
+		/* First counted child: start the completion counts
+		 * (spawned == 0 means they are not looked at). */
+		parent->done_local = 0;
+		xs_store_relaxed(&parent->done_remote, 0);
+	}
+}
+
 int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 {
 	struct xs_worker *w = xs_self;
@@ -369,27 +406,11 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 	xs_dlb_poll(w);
 	q = xs_spawn_target(w, &wake);
 	if (xs_likely(q) && (t = xs_task_alloc(&w->pool))) {
-		t->fn = fn;
-		t->parent = w->current;
-		t->creator = (uint16_t)w->id;
-		t->creator_node = (uint16_t)w->node;
-		t->spawned = 0;
-		xs_arg_copy(t->arg, arg, size);
-		if (!w->current->spawned++) {
-			/* First counted child: start the completion counts
-			 * (spawned == 0 means they are not looked at). */
-			w->current->done_local = 0;
-			xs_store_relaxed(&w->current->done_remote, 0);
-		}
+		xs_task_fill(w, t, w->current, fn, arg, size);
+		xs_task_count_child(w->current);
 		if (q == w->in[0] && w->current->first_slot == XS_NO_SLOT)
 			w->current->first_slot = q->head;
-		/* Counted created before it becomes visible: barrier.c. */
-		xs_counter_inc(&w->ctr.static_pushes);
-		xs_spsc_push(q, t);
-		if (wake)
-			xs_park_notify(wake);
-		else if (w->dlb.p.push == XS_PUSH_LOCAL)
-			xs_wake_a_thief(w);
+		xs_task_publish(w, q, t, wake);
 		xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
 		return 0;
 	}
@@ -399,6 +420,55 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 		xs_wake_a_thief(w);
 	xs_task_run_immediate(w, fn, arg, size);
 	return 0;
+}
+
+/*
+ * A child of @parent that @parent's worker counted at creation with
+ * xs_task_count_child() and that this worker (any worker) now queues: the
+ * libgomp layer creates a task with unmet dependences early and queues it
+ * where its last predecessor completes. When the queue is full it runs here
+ * at once, still as a counted (queued) task, so that its completion reaches
+ * @parent and the barrier's counts stay balanced.
+ */
+void xs_task_push_counted(struct xs_task *parent, xs_task_fn fn, const void *arg, size_t size)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_parker *wake = NULL;
+	struct xs_spsc *q;
+	struct xs_task *t = xs_task_alloc(&w->pool);
+
+	if (xs_unlikely(!t)) {
+		/* The task cannot run without a descriptor that completes to
+		 * its parent, and the parent cannot complete without it. */
+		fputs("libxsched: out of memory for a task descriptor\n", stderr);
+		abort();
+	}
+	xs_dlb_poll(w);
+	q = xs_spawn_target(w, &wake);
+	xs_task_fill(w, t, parent, fn, arg, size);
+	if (xs_likely(q)) {
+		xs_task_publish(w, q, t, wake);
+		return;
+	}
+	xs_counter_inc(&w->ctr.static_pushes);
+	xs_task_run_queued(w, t);
+}
+
+/* Run @fn(@arg) here and now as a task of its own (children joined before
+ * it returns), with @arg used in place: an undeferred OpenMP task. */
+void xs_task_run_undeferred(xs_task_fn fn, void *arg)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_task frame;
+
+	frame.fn = fn;
+	frame.parent = NULL;
+	xs_task_run_frame(w, &frame, arg);
+}
+
+struct xs_task *xs_task_current(void)
+{
+	return xs_self ? xs_self->current : NULL;
 }
 
 int xs_task_wait(void)
@@ -536,6 +606,48 @@ void xs_worker_drain(struct xs_worker *w)
 		xs_task_run_queued(w, t);
 }
 
+/* Start a job on this worker; xs_worker_job_end() finishes it. */
+void xs_worker_job_begin(struct xs_worker *w)
+{
+	if (xs_unlikely(w->dlb_gen != w->rt->dlb_gen)) {
+		xs_dlb_init(w, &w->rt->dlb);
+		w->dlb_gen = w->rt->dlb_gen;
+	}
+	w->in_job = true;
+	w->rr = 0;
+}
+
+/* The team barrier, which returns only when every task of the job has
+ * completed. @t0: the job's xs_prof_begin(). */
+void xs_worker_job_end(struct xs_worker *w, uint64_t t0)
+{
+	xs_barrier_arrive_and_wait(w);
+	w->in_job = false;
+	xs_prof_end(w->log, XS_EV_THREAD, t0);
+}
+
+/* Make @frame the implicit task of this worker's part of a parallel job,
+ * running as the current task until xs_worker_implicit_end(). */
+void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame)
+{
+	frame->fn = NULL;
+	frame->parent = NULL;
+	frame->worker = w;
+	frame->spawned = 0;
+	frame->first_slot = XS_NO_SLOT;
+	w->implicit = frame;
+	w->current = frame;
+}
+
+/* Join the implicit task's children; it is then finished. */
+void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame)
+{
+	if (frame->spawned && !xs_task_children_done(frame))
+		xs_task_join(w, frame);
+	w->current = NULL;
+	w->implicit = NULL;
+}
+
 /* Run one job on this worker: the root or implicit task, then the team
  * barrier, which returns only when every task of the job has completed. */
 void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg)
@@ -543,21 +655,15 @@ void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn
 	uint64_t t0 = xs_prof_begin(w->log);
 	struct xs_task frame;
 
-	if (xs_unlikely(w->dlb_gen != w->rt->dlb_gen)) {
-		xs_dlb_init(w, &w->rt->dlb);
-		w->dlb_gen = w->rt->dlb_gen;
-	}
-	w->in_job = true;
-	w->rr = 0;
-	if (kind == XS_JOB_PARALLEL || (kind == XS_JOB_RUN && w->id == 0)) {
+	xs_worker_job_begin(w);
+	if (kind == XS_JOB_PARALLEL) {
+		xs_worker_implicit_begin(w, &frame);
+		fn(arg);
+		xs_worker_implicit_end(w, &frame);
+	} else if (kind == XS_JOB_RUN && w->id == 0) {
 		frame.fn = fn;
 		frame.parent = NULL;
-		if (kind == XS_JOB_PARALLEL)
-			w->implicit = &frame;
 		xs_task_run_frame(w, &frame, arg);
-		w->implicit = NULL;
 	}
-	xs_barrier_arrive_and_wait(w);
-	w->in_job = false;
-	xs_prof_end(w->log, XS_EV_THREAD, t0);
+	xs_worker_job_end(w, t0);
 }

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+/*
+ * env.c - the OMP_* environment: initial ICVs and runtime settings.
+ *
+ * Read once, when the library is loaded. A value the drop-in cannot parse
+ * or honour gets one line on stderr naming the variable, and the default
+ * is used. Settings that belong to xsched's runtime (stack size, spinning,
+ * placement) are handed to it as the matching XSCHED_* variable, unless
+ * that variable is set, which then wins.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gomp.h"
+#include "topology.h"
+
+/* gcc's libgomp supports this many active levels; so do we. */
+#define XG_SUPPORTED_LEVELS 255u
+
+struct xg_global xg_env;
+
+static const char *xg_getenv(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+static void xg_bad(const char *name, const char *value, const char *what)
+{
+	xg_warn("%s='%s': %s", name, value, what);
+}
+
+/* A decimal integer in [lo, hi] with surrounding blanks; *end after it. */
+static bool xg_parse_uint(const char *s, const char **end, unsigned long lo, unsigned long hi,
+			  unsigned long *out)
+{
+	char *e;
+	unsigned long v;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoul(s, &e, 10);
+	if (errno || v < lo || v > hi)
+		return false;
+	while (isspace((unsigned char)*e))
+		e++;
+	*end = e;
+	*out = v;
+	return true;
+}
+
+static bool xg_parse_bool(const char *name, bool *out)
+{
+	const char *v = xg_getenv(name);
+	char word[16];
+
+	if (!v)
+		return false;
+	if (sscanf(v, " %15s", word) == 1 && !strcasecmp(word, "true"))
+		*out = true;
+	else if (sscanf(v, " %15s", word) == 1 && !strcasecmp(word, "false"))
+		*out = false;
+	else {
+		xg_bad(name, v, "expected true or false; using the default");
+		return false;
+	}
+	return true;
+}
+
+static bool xg_parse_single_uint(const char *name, unsigned long lo, unsigned long hi,
+				 unsigned long *out)
+{
+	const char *v = xg_getenv(name), *end;
+
+	if (!v)
+		return false;
+	if (!xg_parse_uint(v, &end, lo, hi, out) || *end) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "expected an integer in %lu..%lu; using the default", lo, hi);
+		xg_bad(name, v, why);
+		return false;
+	}
+	return true;
+}
+
+/* OMP_NUM_THREADS=n[,n...]: the first level's count, and how many levels
+ * were given (libgomp then allows that many active levels). */
+static uint32_t xg_env_num_threads(void)
+{
+	const char *v = xg_getenv("OMP_NUM_THREADS"), *p;
+	uint32_t levels = 0;
+	unsigned long n;
+
+	if (!v)
+		return 0;
+	for (p = v;;) {
+		if (!xg_parse_uint(p, &p, 1, XS_MAX_CPUS * 64ul, &n)) {
+			xg_bad("OMP_NUM_THREADS", v,
+			       "expected a list of thread counts >= 1; using the default");
+			return 0;
+		}
+		if (!levels++)
+			xg_env.icv.nthreads = (uint32_t)n;
+		if (!*p)
+			break;
+		if (*p++ != ',') {
+			xg_bad("OMP_NUM_THREADS", v, "expected a comma between counts; using the default");
+			return 0;
+		}
+	}
+	return levels;
+}
+
+/* "[monotonic:|nonmonotonic:]kind[,chunk]", as OMP_SCHEDULE. */
+static int xg_parse_schedule(const char *v, uint32_t *sched, int32_t *chunk)
+{
+	static const char *const kinds[] = { "static", "dynamic", "guided", "auto" };
+	const char *p = v, *colon = strchr(v, ':');
+	uint32_t mono = 0;
+	unsigned long c = 0;
+	size_t len;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (colon) {
+		len = (size_t)(colon - p);
+		if (len == 9 && !strncasecmp(p, "monotonic", 9))
+			mono = XG_SCHED_MONOTONIC;
+		else if (!(len == 12 && !strncasecmp(p, "nonmonotonic", 12)))
+			return -EINVAL;
+		p = colon + 1;
+	}
+	for (uint32_t k = 0; k < 4; k++) {
+		len = strlen(kinds[k]);
+		if (strncasecmp(p, kinds[k], len))
+			continue;
+		p += len;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p == ',') {
+			if (k == 3 || !xg_parse_uint(p + 1, &p, 1, INT32_MAX, &c) || *p)
+				return -EINVAL;
+		} else if (*p) {
+			return -EINVAL;
+		}
+		*sched = (k + 1) | mono;
+		*chunk = (int32_t)c;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* OMP_STACKSIZE=size[B|K|M|G] (K when no unit) -> XSCHED_STACK_KIB. */
+static void xg_env_stacksize(void)
+{
+	const char *v = xg_getenv("OMP_STACKSIZE"), *end;
+	unsigned long n, shift = 10;
+	char buf[32];
+
+	if (!v)
+		return;
+	if (!xg_parse_uint(v, &end, 0, 1ul << 40, &n))
+		goto bad;
+	switch (toupper((unsigned char)*end)) {
+	case 0: break;
+	case 'B': shift = 0; end++; break;
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	default: goto bad;
+	}
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		goto bad;
+	n = ((n << shift) + 1023) >> 10; /* KiB, rounded up */
+	if (n < 64 || n > 4194304) {
+		xg_bad("OMP_STACKSIZE", v, "xsched stacks are 64 KiB..4 GiB; using the default");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%lu", n);
+	setenv("XSCHED_STACK_KIB", buf, 0);
+	return;
+bad:
+	xg_bad("OMP_STACKSIZE", v, "expected a size such as 512K, 8M or 1G; using the default");
+}
+
+static void xg_env_wait_policy(void)
+{
+	const char *v = xg_getenv("OMP_WAIT_POLICY");
+
+	if (!v)
+		return;
+	if (!strcasecmp(v, "passive")) {
+		xg_env.wait_passive = true;
+		setenv("XSCHED_SPIN_US", "0", 0);
+	} else if (!strcasecmp(v, "active")) {
+		/* Spin up to a second before parking (xsched's maximum). */
+		setenv("XSCHED_SPIN_US", "1000000", 0);
+	} else {
+		xg_bad("OMP_WAIT_POLICY", v, "expected active or passive; using the default");
+	}
+}
+
+/* OMP_PROC_BIND: bind-var and the XSCHED_BIND it means. Returns whether
+ * the variable set it. */
+static bool xg_env_proc_bind(void)
+{
+	static const struct { const char *name; uint32_t bind; } words[] = {
+		{ "false", XG_BIND_FALSE }, { "true", XG_BIND_TRUE },
+		{ "primary", XG_BIND_PRIMARY }, { "master", XG_BIND_PRIMARY },
+		{ "close", XG_BIND_CLOSE }, { "spread", XG_BIND_SPREAD },
+	};
+	const char *v = xg_getenv("OMP_PROC_BIND");
+	size_t len;
+
+	if (!v)
+		return false;
+	len = strcspn(v, ",");
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (strlen(words[i].name) == len && !strncasecmp(v, words[i].name, len)) {
+			xg_env.icv.bind = words[i].bind;
+			return true;
+		}
+	}
+	xg_bad("OMP_PROC_BIND", v,
+	       "expected true, false, primary, master, close or spread; threads are not bound");
+	return false;
+}
+
+/* OMP_PLACES: an abstract name (threads, cores, sockets, ll_caches,
+ * numa_domains); the count of places comes from xsched's topology. */
+static bool xg_env_places(void)
+{
+	static const char *const names[] = { "threads", "cores", "sockets", "ll_caches",
+					     "numa_domains" };
+	const char *v = xg_getenv("OMP_PLACES");
+	struct xs_topology *topo;
+	uint32_t counts[5];
+	size_t len;
+	int kind = -1;
+
+	if (!v)
+		return false;
+	len = strcspn(v, "(");
+	for (int k = 0; k < 5; k++)
+		if (strlen(names[k]) == len && !strncasecmp(v, names[k], len))
+			kind = k;
+	if (kind < 0) {
+		xg_bad("OMP_PLACES", v,
+		       "only threads, cores, sockets, ll_caches and numa_domains are supported; "
+		       "using threads");
+		kind = 0;
+	}
+	topo = xs_topology_load(xg_getenv("XSCHED_SYSFS_ROOT"));
+	if (!topo)
+		return false;
+	counts[0] = topo->ncpus;
+	counts[1] = topo->ncores;
+	counts[2] = topo->npackages;
+	counts[3] = topo->nllcs;
+	counts[4] = topo->nnodes;
+	xg_env.place_kind = (uint32_t)kind;
+	xg_env.num_places = counts[kind];
+	xs_topology_free(topo);
+	return true;
+}
+
+static uint32_t xg_affinity_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (uint32_t)n : 1;
+}
+
+static void xg_env_load(void)
+{
+	unsigned long n;
+	uint32_t levels;
+	bool nested = false, places, bound, cancel = false, display = false;
+	const char *v;
+
+	xg_env.nprocs = xg_affinity_cpus();
+	xg_env.icv.nthreads = xg_env.nprocs;
+	xg_env.icv.run_sched = XG_SCHED_DYNAMIC; /* libgomp's default: dynamic,1 */
+	xg_env.icv.run_chunk = 1;
+	xg_env.icv.max_active_levels = 1;
+	xg_env.icv.thread_limit = UINT32_MAX;
+	xg_env.icv.bind = XG_BIND_FALSE;
+
+	levels = xg_env_num_threads();
+	if ((v = xg_getenv("OMP_SCHEDULE")) &&
+	    xg_parse_schedule(v, &xg_env.icv.run_sched, &xg_env.icv.run_chunk))
+		xg_bad("OMP_SCHEDULE", v,
+		       "expected [monotonic:|nonmonotonic:]static|dynamic|guided|auto[,chunk]; "
+		       "using dynamic,1");
+	xg_parse_bool("OMP_DYNAMIC", &xg_env.icv.dynamic);
+	if (levels > 1)
+		xg_env.icv.max_active_levels = levels;
+	if (xg_parse_bool("OMP_NESTED", &nested))
+		xg_env.icv.max_active_levels = nested ? XG_SUPPORTED_LEVELS : 1;
+	if (xg_parse_single_uint("OMP_MAX_ACTIVE_LEVELS", 0, UINT32_MAX, &n))
+		xg_env.icv.max_active_levels = n > XG_SUPPORTED_LEVELS ? XG_SUPPORTED_LEVELS
+									: (uint32_t)n;
+	if (xg_parse_single_uint("OMP_THREAD_LIMIT", 1, UINT32_MAX, &n))
+		xg_env.icv.thread_limit = (uint32_t)n;
+	if (xg_parse_single_uint("OMP_MAX_TASK_PRIORITY", 0, INT32_MAX, &n))
+		xg_env.max_task_priority = (int32_t)n;
+	xg_env_stacksize();
+	xg_env_wait_policy();
+	bound = xg_env_proc_bind();
+	places = xg_env_places();
+	if (places && !bound)
+		xg_env.icv.bind = XG_BIND_TRUE;
+	/* OpenMP leaves threads unbound unless asked; xsched's placement
+	 * policies are compact (close) and scatter (spread). */
+	setenv("XSCHED_BIND",
+	       xg_env.icv.bind == XG_BIND_FALSE    ? "none"
+	       : xg_env.icv.bind == XG_BIND_SPREAD ? "scatter"
+						   : "compact",
+	       0);
+	if (xg_parse_bool("OMP_CANCELLATION", &cancel) && cancel)
+		xg_bad("OMP_CANCELLATION", "true",
+		       "cancellation is not supported by xsched; cancel constructs do nothing");
+	if ((v = xg_getenv("OMP_DISPLAY_ENV")) && strcasecmp(v, "false")) {
+		display = !strcasecmp(v, "true") || !strcasecmp(v, "verbose");
+		if (!display)
+			xg_bad("OMP_DISPLAY_ENV", v, "expected true, false or verbose");
+	}
+	if (display)
+		fprintf(stderr,
+			"\nOPENMP DISPLAY ENVIRONMENT BEGIN (libxsched-gomp)\n"
+			"  _OPENMP = '201511'\n  OMP_DYNAMIC = '%s'\n  OMP_NUM_THREADS = '%u'\n"
+			"  OMP_SCHEDULE = '%s%s,%d'\n  OMP_PROC_BIND = '%u'\n"
+			"  OMP_MAX_ACTIVE_LEVELS = '%u'\n  OMP_THREAD_LIMIT = '%u'\n"
+			"  OMP_WAIT_POLICY = '%s'\n  OMP_CANCELLATION = 'FALSE'\n"
+			"OPENMP DISPLAY ENVIRONMENT END\n",
+			xg_env.icv.dynamic ? "TRUE" : "FALSE", xg_env.icv.nthreads,
+			xg_env.icv.run_sched & XG_SCHED_MONOTONIC ? "MONOTONIC:" : "",
+			(const char *[]){ "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO" }
+				[xg_env.icv.run_sched & 7],
+			xg_env.icv.run_chunk, xg_env.icv.bind, xg_env.icv.max_active_levels,
+			xg_env.icv.thread_limit, xg_env.wait_passive ? "PASSIVE" : "ACTIVE");
+}
+
+static pthread_once_t xg_env_once = PTHREAD_ONCE_INIT;
+
+void xg_env_init(void)
+{
+	pthread_once(&xg_env_once, xg_env_load);
+}
+
+/* At load time, while the process is single-threaded (setenv). */
+__attribute__((constructor)) static void xg_env_ctor(void)
+{
+	xg_env_init();
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gomp.h - the libgomp drop-in (internal): OpenMP on the xsched runtime.
+ *
+ * Mapping. A parallel region of P threads is one xs_runtime_parallel() job
+ * of a P-worker runtime (team.c keeps one runtime per team size, created on
+ * first use, its threads parked in between); OpenMP thread i is worker i,
+ * the encountering thread being worker 0. An OpenMP task is an xsched task
+ * (task.c), a team barrier is xs_barrier_wait(), whose termination
+ * detection also waits for every task of the team, as OpenMP requires.
+ * Regions met inside a region run serialized, with one thread: xsched runs
+ * one active level (omp_get_supported_active_levels() is 1).
+ *
+ * Task contexts. Every OpenMP task being executed (implicit or explicit)
+ * has a struct xg_task on the stack of the thread running it; xg_cur (TLS)
+ * points at the innermost one. A child task refers to its parent's context
+ * for inherited state: xsched joins a task's children before it returns
+ * (task.c), so a parent's context outlives its children.
+ *
+ * Every diagnostic is one line on stderr starting with "libxsched-gomp: ".
+ */
+#ifndef XSCHED_GOMP_H
+#define XSCHED_GOMP_H
+
+#include <stdatomic.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xsched.h"
+#include "atomics.h"
+#include "runtime.h"
+
+#define XG_EXPORT __attribute__((visibility("default")))
+
+/* omp_sched_t and the GFS_* values gcc passes to GOMP_loop_start(). */
+enum xg_sched {
+	XG_SCHED_RUNTIME = 0,
+	XG_SCHED_STATIC = 1,
+	XG_SCHED_DYNAMIC = 2,
+	XG_SCHED_GUIDED = 3,
+	XG_SCHED_AUTO = 4,
+};
+#define XG_SCHED_MONOTONIC 0x80000000u
+
+/* omp_proc_bind_t */
+enum xg_bind { XG_BIND_FALSE, XG_BIND_TRUE, XG_BIND_PRIMARY, XG_BIND_CLOSE, XG_BIND_SPREAD };
+
+/* The internal control variables of a data environment (OpenMP 5.1 2.4). */
+struct xg_icv {
+	uint32_t nthreads;          /* nthreads-var (first level) */
+	uint32_t run_sched;         /* run-sched-var: enum xg_sched | MONOTONIC */
+	int32_t run_chunk;          /* its chunk size; <= 0: default */
+	uint32_t max_active_levels; /* max-active-levels-var */
+	uint32_t thread_limit;      /* thread-limit-var */
+	uint32_t bind;              /* bind-var: enum xg_bind */
+	bool dynamic;               /* dyn-var */
+};
+
+/* Process-wide settings from the environment (env.c). */
+struct xg_global {
+	struct xg_icv icv;          /* the initial data environment */
+	uint32_t nprocs;            /* omp_get_num_procs() */
+	uint32_t num_places;        /* places of OMP_PLACES */
+	uint32_t place_kind;        /* 0 threads, 1 cores, 2 sockets */
+	int32_t max_task_priority;  /* OMP_MAX_TASK_PRIORITY */
+	bool wait_passive;          /* OMP_WAIT_POLICY=passive */
+};
+extern struct xg_global xg_env;
+
+/* Load the OMP_* environment into xg_env once (thread-safe). */
+void xg_env_init(void);
+
+/* ------------------------------------------------------------------ */
+/* Worksharing constructs (ws.c). */
+
+/* A chunk dispenser over the iteration numbers [0, n) of a loop. */
+struct xg_loop {
+	uint64_t n;                 /* iterations */
+	uint64_t chunk;             /* >= 1 */
+	uint32_t sched;             /* STATIC, DYNAMIC or GUIDED */
+	/* Iteration start value and step as raw 64-bit patterns: iteration
+	 * i is start + i * step, modulo 2^64 (long and unsigned long long
+	 * loops, up or down, share this). */
+	uint64_t start, step;
+	uint64_t end;               /* the loop's end value, for the last chunk */
+	bool ordered;
+};
+
+/* Slots of the ring of worksharing constructs a team can have open at once
+ * (threads may run ahead through nowait constructs). */
+#define XG_WS_RING 16
+
+/*
+ * One worksharing construct of a team. Construct k of a region (every thread
+ * meets the same sequence) uses slot k % XG_WS_RING once `gen` == k. The
+ * first thread to arrive (arrived 0 -> 1) fills in the payload and releases
+ * `ready` = k + 1; the others acquire it. The last to leave (left reaching
+ * nthreads) resets the counts and releases gen = k + XG_WS_RING.
+ */
+struct xg_ws {
+	xs_cache_aligned _Atomic uint64_t gen;
+	_Atomic uint64_t ready;
+	_Atomic uint32_t arrived;
+	_Atomic uint32_t left;
+	/* Dispensed by atomic RMW, on a line of its own. */
+	xs_cache_aligned _Atomic uint64_t next;  /* next iteration/section */
+	_Atomic uint64_t ordered_pos;            /* next iteration allowed in `ordered` */
+	xs_cache_aligned struct xg_loop loop;
+	uint64_t sections;                       /* count of a sections construct */
+	void *mem;                               /* GOMP_loop_start's team memory */
+	_Atomic(void *) copy;                    /* single copyprivate data */
+	_Atomic uint64_t copy_ready;             /* k + 1 once `copy` is set */
+	struct xg_doacross *doacross;
+};
+
+/* ------------------------------------------------------------------ */
+/* Teams (team.c). */
+
+struct xg_team {
+	struct xs_runtime *rt;      /* NULL for a serialized team */
+	uint32_t nthreads;
+	uint32_t level;             /* nesting level of the region, >= 1 */
+	uint32_t active_level;      /* active regions enclosing and including it */
+	struct xg_team *parent;     /* the enclosing team, NULL at level 1 */
+	uint32_t parent_tid;        /* thread number in it of the encountering thread */
+	struct xg_task *encountering; /* the task that started the region */
+	struct xg_icv icv;          /* the implicit tasks' data environment */
+	void (*fn)(void *);
+	void *data;
+	bool ws_preset;             /* construct 0 set up by a combined construct */
+	struct xg_ws ws[XG_WS_RING];
+};
+
+/* ------------------------------------------------------------------ */
+/* Task contexts (task.c). */
+
+struct xg_deps;
+
+struct xg_task {
+	struct xg_team *team;       /* the team the task binds to; NULL: initial */
+	struct xg_task *parent;     /* generating task's context; NULL: initial */
+	struct xg_task *implicit;   /* implicit task of the thread (worksharing) */
+	const struct xg_icv *icv;   /* this data environment's ICVs */
+	struct xg_icv own_icv;      /* storage once the task changes an ICV */
+	struct xg_deps *deps;       /* dependences among its children, lazily */
+	uint32_t tid;               /* implicit tasks: omp_get_thread_num() */
+	bool final;                 /* final task: descendants are included */
+	/* Implicit tasks: worksharing progress of this thread. */
+	uint64_t ws_count;          /* constructs met so far in the region */
+	struct xg_ws *ws;           /* the construct being worked on */
+	uint64_t ws_gen;            /* its number */
+	uint64_t static_trip;       /* static schedule: chunks taken */
+	uint64_t chunk_lo, chunk_hi;/* the chunk being run (ordered) */
+	bool ordered_done;          /* its ordered turn was passed on */
+	struct xg_region *region;   /* GOMP_parallel_start's region, or NULL */
+};
+
+/* A region being run by its encountering thread (team.c). */
+struct xg_region {
+	struct xg_team serial_team; /* the team when it is serialized */
+	struct xg_team *team;
+	struct xg_pool_entry *entry;/* the runtime it runs on, or NULL */
+	struct xg_task *encountering;
+	struct xs_worker *outer;    /* the worker the thread stepped out of */
+	struct xg_task it;          /* the encountering thread's implicit task */
+	struct xs_job_frame job;
+};
+
+extern __thread struct xg_task *xg_cur __attribute__((tls_model("initial-exec")));
+
+/* The context of the calling thread's current task; outside any region,
+ * the initial task of the thread (created on first use). */
+struct xg_task *xg_task_self(void);
+
+/* Thread number and team size as seen by the current task. */
+uint32_t xg_thread_num(void);
+uint32_t xg_team_size(void);
+
+/* A writable copy of the current task's ICVs (omp_set_*). */
+struct xg_icv *xg_icv_writable(void);
+
+/* Team barrier of the current task's team (a serialized team waits for
+ * the tasks it created). */
+void xg_barrier(void);
+
+/* Worksharing construct entry/exit for the current implicit task. Returns
+ * the slot; *first is true for the thread that must fill it in, which then
+ * calls xg_ws_ready(). */
+struct xg_ws *xg_ws_enter(bool *first);
+void xg_ws_ready(struct xg_ws *ws);
+void xg_ws_leave(void);
+
+/* Prepare the first construct of a combined parallel-loop or
+ * parallel-sections region before the team starts (team.c). */
+typedef void (*xg_ws_init_fn)(struct xg_ws *ws, const void *arg);
+void xg_parallel_ws(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags,
+		    xg_ws_init_fn init, const void *init_arg);
+void xg_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags);
+void xg_parallel_start(void (*fn)(void *), void *data, unsigned nthreads, xg_ws_init_fn init,
+		       const void *init_arg);
+void xg_parallel_end(void);
+
+/* Loops (loop.c): set up @ws for a loop of @n iterations; take the next
+ * chunk [*lo, *hi) of the current implicit task; false when none is left. */
+void xg_loop_init(struct xg_ws *ws, uint64_t n, uint64_t start, uint64_t step, uint64_t end,
+		  uint32_t sched, int64_t chunk, bool ordered);
+const struct xg_loop *xg_loop_next(uint64_t *lo, uint64_t *hi);
+void xg_loop_end(bool wait);
+
+/* The value of iteration @i of @l (its end value past the last one). */
+static inline uint64_t xg_loop_value(const struct xg_loop *l, uint64_t i)
+{
+	return i == l->n ? l->end : l->start + i * l->step;
+}
+
+/* Iterations from @start to @end (exclusive) by @stride, stepping up or
+ * down; all three as 64-bit patterns (@stride positive, the magnitude of
+ * the step); @is_signed: the bounds are `long`s, else unsigned. */
+static inline uint64_t xg_trip_count(uint64_t start, uint64_t end, uint64_t stride, bool up,
+				     bool is_signed)
+{
+	bool empty;
+	uint64_t d;
+
+	if (is_signed)
+		empty = up ? (int64_t)start >= (int64_t)end : (int64_t)start <= (int64_t)end;
+	else
+		empty = up ? start >= end : start <= end;
+	if (empty)
+		return 0;
+	d = up ? end - start : start - end;
+	return d / stride + (d % stride != 0);
+}
+
+/* GOMP_loop_start()'s team memory: allocated by the first thread. */
+void xg_ws_mem(struct xg_ws *ws, bool first, void **mem);
+
+/* The effective schedule of @sched (GFS_* with monotonic bit) and @chunk. */
+uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk);
+
+/* ordered.c: pass the ordered turn after the current chunk. */
+void xg_ordered_pass(struct xg_task *it);
+void xg_doacross_free(struct xg_ws *ws);
+
+/* Wake @team's parked workers after publishing something they may wait
+ * for with xg_wait_until(). */
+void xg_team_notify(const struct xg_team *team);
+
+/* Wait until @done(@arg), running tasks meanwhile. */
+void xg_wait_until(bool (*done)(void *), void *arg);
+
+/* Print "libxsched-gomp: <what> is not supported" and abort. */
+__attribute__((noreturn)) void xg_unsupported(const char *what);
+__attribute__((format(printf, 1, 2))) void xg_warn(const char *fmt, ...);
+
+#endif /* XSCHED_GOMP_H */

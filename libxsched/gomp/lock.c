@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lock.c - critical, atomic and the omp_*_lock API on one futex mutex.
+ *
+ * The mutex word is 0 (free), 1 (held) or 2 (held, maybe waiters): Drepper's
+ * "futexes are tricky" mutex 2. Acquire on taking it, release on giving it
+ * back. A waiter spins a little, then sleeps on the futex with a timeout,
+ * answering load-balancing requests between sleeps: a worker blocked here
+ * still lets thieves take the tasks queued on it (with XSCHED_DLB=ws, rp or
+ * auto), so a task it holds cannot be stranded behind the lock.
+ *
+ * omp_lock_t is 4 bytes (the word); omp_nest_lock_t is 16: the word, the
+ * nesting count and the owning task. Unnamed critical sections share one
+ * mutex; a named one uses the pointer-sized variable gcc passes for it,
+ * zero-initialised, as its word.
+ */
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gomp.h"
+#include "runtime.h"
+
+typedef _Atomic uint32_t xg_mutex_t;
+
+static void xg_futex_wait(xg_mutex_t *m, uint32_t val)
+{
+	struct timespec ts = { 0, 1000000 }; /* 1 ms: then serve requests */
+
+	syscall(SYS_futex, m, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+static void xg_futex_wake(xg_mutex_t *m)
+{
+	syscall(SYS_futex, m, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static inline bool xg_mutex_trylock(xg_mutex_t *m)
+{
+	uint32_t free_ = 0;
+
+	return atomic_compare_exchange_strong_explicit(m, &free_, 1, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
+static void xg_mutex_lock_slow(xg_mutex_t *m)
+{
+	for (int i = 0; i < 200; i++) {
+		if (xs_load_relaxed(m) == 0 && xg_mutex_trylock(m))
+			return;
+		xs_cpu_relax();
+	}
+	/* Acquire on the exchange that finds the word free. */
+	while (atomic_exchange_explicit(m, 2, memory_order_acquire) != 0) {
+		if (xs_self)
+			xs_dlb_poll(xs_self);
+		xg_futex_wait(m, 2);
+	}
+}
+
+static inline void xg_mutex_lock(xg_mutex_t *m)
+{
+	if (xs_unlikely(!xg_mutex_trylock(m)))
+		xg_mutex_lock_slow(m);
+}
+
+static inline void xg_mutex_unlock(xg_mutex_t *m)
+{
+	/* Release: the critical section happens-before the next owner's. */
+	if (atomic_exchange_explicit(m, 0, memory_order_release) == 2)
+		xg_futex_wake(m);
+}
+
+static xg_mutex_t xg_critical_lock, xg_atomic_lock;
+
+XG_EXPORT void GOMP_critical_start(void)
+{
+	xg_mutex_lock(&xg_critical_lock);
+}
+
+XG_EXPORT void GOMP_critical_end(void)
+{
+	xg_mutex_unlock(&xg_critical_lock);
+}
+
+_Static_assert(sizeof(void *) >= sizeof(xg_mutex_t), "a named critical's word fits its variable");
+
+XG_EXPORT void GOMP_critical_name_start(void **pptr)
+{
+	xg_mutex_lock((xg_mutex_t *)pptr);
+}
+
+XG_EXPORT void GOMP_critical_name_end(void **pptr)
+{
+	xg_mutex_unlock((xg_mutex_t *)pptr);
+}
+
+XG_EXPORT void GOMP_atomic_start(void)
+{
+	xg_mutex_lock(&xg_atomic_lock);
+}
+
+XG_EXPORT void GOMP_atomic_end(void)
+{
+	xg_mutex_unlock(&xg_atomic_lock);
+}
+
+/* ---------------------------------------------------------------- */
+/* omp_lock_t, omp_nest_lock_t (the OpenMP 3.0 ABI: OMP_3.0 versions) */
+
+typedef struct { xg_mutex_t word; } xg_lock_t;
+typedef struct {
+	xg_mutex_t word;
+	uint32_t count;      /* nesting depth; written by the owner only */
+	void *owner;         /* owning task context; read racily by others */
+} xg_nest_lock_t;
+
+_Static_assert(sizeof(xg_lock_t) == 4, "omp_lock_t is 4 bytes in gcc's omp.h");
+_Static_assert(sizeof(xg_nest_lock_t) == 16, "omp_nest_lock_t is 16 bytes in gcc's omp.h");
+
+XG_EXPORT void omp_init_lock(xg_lock_t *l)
+{
+	xs_store_relaxed(&l->word, 0);
+}
+
+XG_EXPORT void omp_destroy_lock(xg_lock_t *l)
+{
+	(void)l;
+}
+
+XG_EXPORT void omp_set_lock(xg_lock_t *l)
+{
+	xg_mutex_lock(&l->word);
+}
+
+XG_EXPORT void omp_unset_lock(xg_lock_t *l)
+{
+	xg_mutex_unlock(&l->word);
+}
+
+XG_EXPORT int omp_test_lock(xg_lock_t *l)
+{
+	return xg_mutex_trylock(&l->word);
+}
+
+XG_EXPORT void omp_init_nest_lock(xg_nest_lock_t *l)
+{
+	xs_store_relaxed(&l->word, 0);
+	l->count = 0;
+	l->owner = NULL;
+}
+
+XG_EXPORT void omp_destroy_nest_lock(xg_nest_lock_t *l)
+{
+	(void)l;
+}
+
+/* The owner is a task (OpenMP 3.0): only the owning task can find itself
+ * in `owner`, which it wrote under the mutex, so the racy read by another
+ * task can never match it. */
+static inline void *xg_owner_self(void)
+{
+	return xg_task_self();
+}
+
+XG_EXPORT void omp_set_nest_lock(xg_nest_lock_t *l)
+{
+	void *me = xg_owner_self();
+
+	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) != me) {
+		xg_mutex_lock(&l->word);
+		__atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);
+	}
+	l->count++;
+}
+
+XG_EXPORT void omp_unset_nest_lock(xg_nest_lock_t *l)
+{
+	if (--l->count == 0) {
+		__atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
+		xg_mutex_unlock(&l->word);
+	}
+}
+
+XG_EXPORT int omp_test_nest_lock(xg_nest_lock_t *l)
+{
+	void *me = xg_owner_self();
+
+	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) != me) {
+		if (!xg_mutex_trylock(&l->word))
+			return 0;
+		__atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);
+	}
+	return (int)++l->count;
+}

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+/*
+ * loop.c - worksharing loops: the chunk dispenser and the entry points for
+ * `long` loops (loop_ull.c has the unsigned long long ones).
+ *
+ * A loop is dispensed over its iteration numbers [0, n), whatever its type,
+ * bounds and direction: iteration i is start + i * step (mod 2^64).
+ * static: thread t takes chunks t, t + P, t + 2P, ... (one block each when
+ * no chunk size was given) with no shared state; dynamic: a fetch_add on
+ * the construct's `next`; guided: a CAS loop taking max(chunk, left / P).
+ * The dispenser only hands out numbers, so its atomics are relaxed; what a
+ * loop body publishes is ordered by the barrier or the ordered turn.
+ * Dynamic and guided are monotonic, which also satisfies nonmonotonic.
+ */
+#include <stdlib.h>
+
+#include "gomp.h"
+
+uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk)
+{
+	sched &= ~XG_SCHED_MONOTONIC;
+	if (sched == XG_SCHED_RUNTIME) {
+		const struct xg_icv *icv = xg_task_self()->icv;
+
+		sched = icv->run_sched & ~XG_SCHED_MONOTONIC;
+		*chunk = icv->run_chunk;
+	}
+	if (sched == XG_SCHED_AUTO) {
+		sched = XG_SCHED_STATIC;
+		*chunk = 0;
+	}
+	if (sched != XG_SCHED_STATIC && sched != XG_SCHED_DYNAMIC && sched != XG_SCHED_GUIDED)
+		xg_unsupported("a loop schedule kind other than static, dynamic, guided, auto, runtime");
+	if (*chunk < 0 || (sched != XG_SCHED_STATIC && *chunk < 1))
+		*chunk = sched == XG_SCHED_STATIC ? 0 : 1;
+	return sched;
+}
+
+void xg_loop_init(struct xg_ws *ws, uint64_t n, uint64_t start, uint64_t step, uint64_t end,
+		  uint32_t sched, int64_t chunk, bool ordered)
+{
+	struct xg_loop *l = &ws->loop;
+
+	l->sched = xg_sched_resolve(sched, &chunk);
+	l->chunk = (uint64_t)chunk;
+	l->n = n;
+	l->start = start;
+	l->step = step;
+	l->end = end;
+	l->ordered = ordered;
+	/* Relaxed: published by xg_ws_ready()'s release. */
+	xs_store_relaxed(&ws->next, 0);
+	xs_store_relaxed(&ws->ordered_pos, 0);
+}
+
+static bool xg_take_dynamic(struct xg_ws *ws, uint64_t n, uint64_t chunk, uint64_t *lo)
+{
+	uint64_t a;
+
+	if (xs_likely(n <= UINT64_MAX / 2 && chunk <= UINT64_MAX / 4)) {
+		/* `next` overshoots n by at most P chunks: no wrap. */
+		a = atomic_fetch_add_explicit(&ws->next, chunk, memory_order_relaxed);
+		*lo = a;
+		return a < n;
+	}
+	a = xs_load_relaxed(&ws->next);
+	do {
+		if (a >= n)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&ws->next, &a,
+							n - a > chunk ? a + chunk : n,
+							memory_order_relaxed, memory_order_relaxed));
+	*lo = a;
+	return true;
+}
+
+static bool xg_take_guided(struct xg_ws *ws, uint64_t n, uint64_t chunk, uint32_t nt,
+			   uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = xs_load_relaxed(&ws->next), left, q;
+
+	do {
+		if (a >= n)
+			return false;
+		left = n - a;
+		q = left / nt + (left % nt != 0);
+		if (q < chunk)
+			q = chunk;
+		if (q > left)
+			q = left;
+	} while (!atomic_compare_exchange_weak_explicit(&ws->next, &a, a + q, memory_order_relaxed,
+							memory_order_relaxed));
+	*lo = a;
+	*hi = a + q;
+	return true;
+}
+
+const struct xg_loop *xg_loop_next(uint64_t *lo, uint64_t *hi)
+{
+	struct xg_task *it = xg_task_self()->implicit;
+	struct xg_ws *ws = it->ws;
+	const struct xg_loop *l = &ws->loop;
+	uint32_t nt = it->team->nthreads;
+	uint64_t a, b;
+
+	if (l->ordered && !it->ordered_done)
+		xg_ordered_pass(it);
+	switch (l->sched) {
+	case XG_SCHED_STATIC:
+		if (!l->chunk) {
+			uint64_t q = l->n / nt, r = l->n % nt, t = it->tid;
+
+			if (it->static_trip++)
+				return NULL;
+			a = t * q + (t < r ? t : r);
+			b = a + q + (t < r);
+		} else {
+			uint64_t c = it->static_trip++ * nt + it->tid;
+			uint64_t nchunks = l->n / l->chunk + (l->n % l->chunk != 0);
+
+			if (c >= nchunks)
+				return NULL;
+			a = c * l->chunk;
+			b = l->n - a > l->chunk ? a + l->chunk : l->n;
+		}
+		if (a == b)
+			return NULL;
+		break;
+	case XG_SCHED_DYNAMIC:
+		if (!xg_take_dynamic(ws, l->n, l->chunk, &a))
+			return NULL;
+		b = l->n - a > l->chunk ? a + l->chunk : l->n;
+		break;
+	default:
+		if (!xg_take_guided(ws, l->n, l->chunk, nt, &a, &b))
+			return NULL;
+		break;
+	}
+	it->chunk_lo = a;
+	it->chunk_hi = b;
+	it->ordered_done = false;
+	*lo = a;
+	*hi = b;
+	return l;
+}
+
+void xg_loop_end(bool wait)
+{
+	struct xg_task *it = xg_task_self()->implicit;
+
+	if (it && it->ws && it->ws->loop.ordered && !it->ordered_done)
+		xg_ordered_pass(it);
+	xg_ws_leave();
+	if (wait)
+		xg_barrier();
+}
+
+/* ---------------------------------------------------------------- */
+/* long entry points */
+
+static uint64_t xg_count_long(long start, long end, long incr)
+{
+	if (incr > 0)
+		return xg_trip_count((uint64_t)start, (uint64_t)end, (uint64_t)incr, true, true);
+	return xg_trip_count((uint64_t)start, (uint64_t)end, -(uint64_t)incr, false, true);
+}
+
+static bool xg_next_long(long *istart, long *iend)
+{
+	uint64_t lo, hi;
+	const struct xg_loop *l = xg_loop_next(&lo, &hi);
+
+	if (!l)
+		return false;
+	*istart = (long)xg_loop_value(l, lo);
+	*iend = (long)xg_loop_value(l, hi);
+	return true;
+}
+
+static void xg_init_long(struct xg_ws *ws, long start, long end, long incr, uint32_t sched,
+			 long chunk, bool ordered)
+{
+	xg_loop_init(ws, xg_count_long(start, end, incr), (uint64_t)start, (uint64_t)incr,
+		     (uint64_t)end, sched, chunk, ordered);
+}
+
+static bool xg_start_long(long start, long end, long incr, uint32_t sched, long chunk,
+			  bool ordered, long *istart, long *iend)
+{
+	bool first;
+	struct xg_ws *ws = xg_ws_enter(&first);
+
+	if (first) {
+		xg_init_long(ws, start, end, incr, sched, chunk, ordered);
+		xg_ws_ready(ws);
+	}
+	return xg_next_long(istart, iend);
+}
+
+/* GOMP_loop_start()'s team memory (lastprivate(conditional), scan). */
+void xg_ws_mem(struct xg_ws *ws, bool first, void **mem)
+{
+	if (!mem)
+		return;
+	if (first) {
+		ws->mem = calloc(1, (uintptr_t)*mem ? (uintptr_t)*mem : 1);
+		if (!ws->mem) {
+			xg_warn("out of memory for %zu bytes of worksharing memory",
+				(size_t)(uintptr_t)*mem);
+			abort();
+		}
+	}
+	*mem = ws->mem;
+}
+
+XG_EXPORT bool GOMP_loop_static_start(long start, long end, long incr, long chunk, long *istart,
+				      long *iend)
+{
+	return xg_start_long(start, end, incr, XG_SCHED_STATIC, chunk, false, istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_dynamic_start(long start, long end, long incr, long chunk, long *istart,
+				       long *iend)
+{
+	return xg_start_long(start, end, incr, XG_SCHED_DYNAMIC, chunk, false, istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_guided_start(long start, long end, long incr, long chunk, long *istart,
+				      long *iend)
+{
+	return xg_start_long(start, end, incr, XG_SCHED_GUIDED, chunk, false, istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_runtime_start(long start, long end, long incr, long *istart, long *iend)
+{
+	return xg_start_long(start, end, incr, XG_SCHED_RUNTIME, 0, false, istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_nonmonotonic_dynamic_start(long, long, long, long, long *, long *)
+	__attribute__((alias("GOMP_loop_dynamic_start")));
+XG_EXPORT bool GOMP_loop_nonmonotonic_guided_start(long, long, long, long, long *, long *)
+	__attribute__((alias("GOMP_loop_guided_start")));
+XG_EXPORT bool GOMP_loop_nonmonotonic_runtime_start(long, long, long, long *, long *)
+	__attribute__((alias("GOMP_loop_runtime_start")));
+XG_EXPORT bool GOMP_loop_maybe_nonmonotonic_runtime_start(long, long, long, long *, long *)
+	__attribute__((alias("GOMP_loop_runtime_start")));
+
+XG_EXPORT bool GOMP_loop_ordered_static_start(long start, long end, long incr, long chunk,
+					      long *istart, long *iend)
+{
+	return xg_start_long(start, end, incr, XG_SCHED_STATIC, chunk, true, istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_ordered_dynamic_start(long start, long end, long incr, long chunk,
+					       long *istart, long *iend)
+{
+	return xg_start_long(start, end, incr, XG_SCHED_DYNAMIC, chunk, true, istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_ordered_guided_start(long start, long end, long incr, long chunk,
+					      long *istart, long *iend)
+{
+	return xg_start_long(start, end, incr, XG_SCHED_GUIDED, chunk, true, istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_ordered_runtime_start(long start, long end, long incr, long *istart,
+					       long *iend)
+{
+	return xg_start_long(start, end, incr, XG_SCHED_RUNTIME, 0, true, istart, iend);
+}
+
+static bool xg_start_long_mem(long start, long end, long incr, long sched, long chunk,
+			      bool ordered, long *istart, long *iend, uintptr_t *reductions,
+			      void **mem)
+{
+	bool first;
+	struct xg_ws *ws;
+
+	if (reductions)
+		xg_unsupported("a task reduction on a worksharing loop (GOMP_loop_start)");
+	ws = xg_ws_enter(&first);
+	if (first) {
+		xg_init_long(ws, start, end, incr, (uint32_t)sched, chunk, ordered);
+		xg_ws_mem(ws, true, mem);
+		xg_ws_ready(ws);
+	} else {
+		xg_ws_mem(ws, false, mem);
+	}
+	if (!istart)
+		return true;
+	return xg_next_long(istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,
+			       long *istart, long *iend, uintptr_t *reductions, void **mem)
+{
+	return xg_start_long_mem(start, end, incr, sched, chunk, false, istart, iend, reductions,
+				 mem);
+}
+
+XG_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk,
+				       long *istart, long *iend, uintptr_t *reductions, void **mem)
+{
+	return xg_start_long_mem(start, end, incr, sched, chunk, true, istart, iend, reductions,
+				 mem);
+}
+
+XG_EXPORT bool GOMP_loop_static_next(long *istart, long *iend)
+{
+	return xg_next_long(istart, iend);
+}
+
+XG_EXPORT bool GOMP_loop_dynamic_next(long *, long *) __attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_guided_next(long *, long *) __attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_runtime_next(long *, long *) __attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_nonmonotonic_dynamic_next(long *, long *)
+	__attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_nonmonotonic_guided_next(long *, long *)
+	__attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_nonmonotonic_runtime_next(long *, long *)
+	__attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_maybe_nonmonotonic_runtime_next(long *, long *)
+	__attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_ordered_static_next(long *, long *)
+	__attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_ordered_dynamic_next(long *, long *)
+	__attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_ordered_guided_next(long *, long *)
+	__attribute__((alias("GOMP_loop_static_next")));
+XG_EXPORT bool GOMP_loop_ordered_runtime_next(long *, long *)
+	__attribute__((alias("GOMP_loop_static_next")));
+
+XG_EXPORT void GOMP_loop_end(void)
+{
+	xg_loop_end(true);
+}
+
+XG_EXPORT void GOMP_loop_end_nowait(void)
+{
+	xg_loop_end(false);
+}
+
+XG_EXPORT bool GOMP_loop_end_cancel(void)
+{
+	xg_loop_end(true);
+	return false; /* cancellation is not supported: never cancelled */
+}
+
+/* Combined parallel loops: construct 0 is set up before the team starts. */
+struct xg_loop_preset {
+	long start, end, incr, chunk;
+	uint32_t sched;
+};
+
+static void xg_preset_long(struct xg_ws *ws, const void *arg)
+{
+	const struct xg_loop_preset *p = arg;
+
+	xg_init_long(ws, p->start, p->end, p->incr, p->sched, p->chunk, false);
+}
+
+static void xg_parallel_loop(void (*fn)(void *), void *data, unsigned nthreads, long start,
+			     long end, long incr, uint32_t sched, long chunk, unsigned flags)
+{
+	struct xg_loop_preset p = { start, end, incr, chunk, sched };
+
+	xg_parallel_ws(fn, data, nthreads, flags, xg_preset_long, &p);
+}
+
+XG_EXPORT void GOMP_parallel_loop_static(void (*fn)(void *), void *data, unsigned nthreads,
+					 long start, long end, long incr, long chunk, unsigned flags)
+{
+	xg_parallel_loop(fn, data, nthreads, start, end, incr, XG_SCHED_STATIC, chunk, flags);
+}
+
+XG_EXPORT void GOMP_parallel_loop_dynamic(void (*fn)(void *), void *data, unsigned nthreads,
+					  long start, long end, long incr, long chunk, unsigned flags)
+{
+	xg_parallel_loop(fn, data, nthreads, start, end, incr, XG_SCHED_DYNAMIC, chunk, flags);
+}
+
+XG_EXPORT void GOMP_parallel_loop_guided(void (*fn)(void *), void *data, unsigned nthreads,
+					 long start, long end, long incr, long chunk, unsigned flags)
+{
+	xg_parallel_loop(fn, data, nthreads, start, end, incr, XG_SCHED_GUIDED, chunk, flags);
+}
+
+XG_EXPORT void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthreads,
+					  long start, long end, long incr, unsigned flags)
+{
+	xg_parallel_loop(fn, data, nthreads, start, end, incr, XG_SCHED_RUNTIME, 0, flags);
+}
+
+XG_EXPORT void GOMP_parallel_loop_nonmonotonic_dynamic(void (*)(void *), void *, unsigned, long,
+						       long, long, long, unsigned)
+	__attribute__((alias("GOMP_parallel_loop_dynamic")));
+XG_EXPORT void GOMP_parallel_loop_nonmonotonic_guided(void (*)(void *), void *, unsigned, long,
+						      long, long, long, unsigned)
+	__attribute__((alias("GOMP_parallel_loop_guided")));
+XG_EXPORT void GOMP_parallel_loop_nonmonotonic_runtime(void (*)(void *), void *, unsigned, long,
+						       long, long, unsigned)
+	__attribute__((alias("GOMP_parallel_loop_runtime")));
+XG_EXPORT void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*)(void *), void *, unsigned,
+							     long, long, long, unsigned)
+	__attribute__((alias("GOMP_parallel_loop_runtime")));
+
+/* The GOMP_1.0 combined forms: the caller runs the body itself, then
+ * GOMP_parallel_end(). */
+static void xg_parallel_loop_start(void (*fn)(void *), void *data, unsigned nthreads, long start,
+				   long end, long incr, uint32_t sched, long chunk)
+{
+	struct xg_loop_preset p = { start, end, incr, chunk, sched };
+
+	xg_parallel_start(fn, data, nthreads, xg_preset_long, &p);
+}
+
+XG_EXPORT void GOMP_parallel_loop_static_start(void (*fn)(void *), void *data, unsigned nthreads,
+					       long start, long end, long incr, long chunk)
+{
+	xg_parallel_loop_start(fn, data, nthreads, start, end, incr, XG_SCHED_STATIC, chunk);
+}
+
+XG_EXPORT void GOMP_parallel_loop_dynamic_start(void (*fn)(void *), void *data,
+						unsigned nthreads, long start, long end, long incr,
+						long chunk)
+{
+	xg_parallel_loop_start(fn, data, nthreads, start, end, incr, XG_SCHED_DYNAMIC, chunk);
+}
+
+XG_EXPORT void GOMP_parallel_loop_guided_start(void (*fn)(void *), void *data, unsigned nthreads,
+					       long start, long end, long incr, long chunk)
+{
+	xg_parallel_loop_start(fn, data, nthreads, start, end, incr, XG_SCHED_GUIDED, chunk);
+}
+
+XG_EXPORT void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data,
+						unsigned nthreads, long start, long end, long incr)
+{
+	xg_parallel_loop_start(fn, data, nthreads, start, end, incr, XG_SCHED_RUNTIME, 0);
+}

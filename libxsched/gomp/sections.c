@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sections.c - the sections construct: section numbers 1..count handed out
+ * by a relaxed fetch_add on the construct's `next` (numbers only; what a
+ * section writes is ordered by the closing barrier).
+ */
+#include "gomp.h"
+
+static unsigned xg_section_take(void)
+{
+	struct xg_ws *ws = xg_task_self()->implicit->ws;
+	uint64_t i = atomic_fetch_add_explicit(&ws->next, 1, memory_order_relaxed);
+
+	return i < ws->sections ? (unsigned)i + 1 : 0;
+}
+
+static void xg_sections_init(struct xg_ws *ws, const void *arg)
+{
+	ws->sections = *(const unsigned *)arg;
+	xs_store_relaxed(&ws->next, 0); /* published by the ready release */
+	ws->loop.ordered = false;
+}
+
+XG_EXPORT unsigned GOMP_sections_start(unsigned count)
+{
+	bool first;
+	struct xg_ws *ws = xg_ws_enter(&first);
+
+	if (first) {
+		xg_sections_init(ws, &count);
+		xg_ws_ready(ws);
+	}
+	return xg_section_take();
+}
+
+XG_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
+{
+	bool first;
+	struct xg_ws *ws;
+
+	if (reductions)
+		xg_unsupported("a task reduction on a sections construct (GOMP_sections2_start)");
+	ws = xg_ws_enter(&first);
+	if (first)
+		xg_sections_init(ws, &count);
+	xg_ws_mem(ws, first, mem);
+	if (first)
+		xg_ws_ready(ws);
+	return xg_section_take();
+}
+
+XG_EXPORT unsigned GOMP_sections_next(void)
+{
+	return xg_section_take();
+}
+
+XG_EXPORT void GOMP_sections_end(void)
+{
+	xg_ws_leave();
+	xg_barrier();
+}
+
+XG_EXPORT void GOMP_sections_end_nowait(void)
+{
+	xg_ws_leave();
+}
+
+XG_EXPORT bool GOMP_sections_end_cancel(void)
+{
+	GOMP_sections_end();
+	return false; /* cancellation is not supported: never cancelled */
+}
+
+XG_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads,
+				      unsigned count, unsigned flags)
+{
+	xg_parallel_ws(fn, data, nthreads, flags, xg_sections_init, &count);
+}
+
+XG_EXPORT void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned nthreads,
+					    unsigned count)
+{
+	xg_parallel_start(fn, data, nthreads, xg_sections_init, &count);
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * task.c - explicit tasks: GOMP_task, taskwait, taskgroup, taskyield.
+ *
+ * An OpenMP task is an xsched task. Its body runs in a context (struct
+ * xg_task) on the executing thread's stack, and joins its children before
+ * it returns, as xsched requires; OpenMP lets a task complete before its
+ * children, so this only waits longer. Dependences (depend.c) are released
+ * when the body returns, before the join, which is OpenMP's completion.
+ *
+ * Argument blocks. Tasks without dependences whose block fits (at most
+ * XG_INLINE_DATA bytes, 16-byte alignment, no copy constructor) travel
+ * inline in the xsched descriptor: no allocation. Others live in a heap
+ * record, as do tasks with dependences (their node is part of it).
+ *
+ * Undeferred tasks (if(0), tasks of a final task, tasks met outside any
+ * region) run at once in a frame of their own (xs_task_run_undeferred),
+ * after their dependences are met.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "depend.h"
+#include "runtime.h"
+
+/* GOMP_task flags (gcc's gomp-constants.h). */
+#define XG_TASK_UNTIED     (1u << 0)
+#define XG_TASK_FINAL      (1u << 1)
+#define XG_TASK_MERGEABLE  (1u << 2)
+#define XG_TASK_DEPEND     (1u << 3)
+#define XG_TASK_PRIORITY   (1u << 4)
+#define XG_TASK_DETACH     (1u << 13)
+
+#define XG_INLINE_DATA (XS_TASK_ARG_MAX - 16)
+
+/* Inline argument block: header, then the data at offset 16. */
+struct xg_inline_hdr {
+	void (*fn)(void *);
+	uintptr_t parent;           /* struct xg_task *, | 1 when final */
+};
+_Static_assert(sizeof(struct xg_inline_hdr) == 16, "inline data starts 16-byte aligned");
+
+/* A task in the heap: with dependences, or a large or aligned block. */
+struct xg_record {
+	struct xg_dnode node;       /* first: depend.c frees the record by it */
+	void (*fn)(void *);
+	struct xg_task *parent;
+	struct xs_task *xparent;    /* the xsched task that counted it */
+	void *data;                 /* into this allocation, aligned */
+	bool final;
+	bool has_deps;
+};
+
+static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
+			 struct xg_dnode *node)
+{
+	struct xg_task *saved = xg_cur;
+	struct xg_task t;
+
+	t.team = parent->team;
+	t.parent = parent;
+	t.implicit = NULL;
+	t.icv = parent->icv;
+	t.deps = NULL;
+	t.final = final;
+	/* The binding team's thread number of the executing thread. */
+	t.tid = parent->team->rt ? (uint32_t)xs_worker_id() : 0;
+	xg_cur = &t;
+	fn(data);
+	if (node)
+		xg_depend_complete(node);
+	/* Join the children while `t` (their parent context) exists. */
+	xs_task_wait();
+	xg_depend_free(&t);
+	xg_cur = saved;
+}
+
+static void xg_inline_main(void *arg)
+{
+	struct xg_inline_hdr *h = arg;
+
+	xg_task_body(h->fn, (char *)arg + sizeof(*h), (struct xg_task *)(h->parent & ~(uintptr_t)1),
+		     h->parent & 1, NULL);
+}
+
+static void xg_record_main(void *arg)
+{
+	struct xg_record *r = *(struct xg_record **)arg;
+
+	xg_task_body(r->fn, r->data, r->parent, r->final, r->has_deps ? &r->node : NULL);
+	if (r->has_deps)
+		xg_dnode_put(&r->node); /* the task's reference */
+	else
+		free(r);
+}
+
+/* Released by its last predecessor, on whichever worker completed it. */
+static void xg_record_release(struct xg_dnode *node)
+{
+	struct xg_record *r = node->owner;
+
+	xs_task_push_counted(r->xparent, xg_record_main, &r, sizeof(r));
+}
+
+static struct xg_record *xg_record_new(void (*fn)(void *), void *data,
+				       void (*cpyfn)(void *, void *), long size, long align,
+				       struct xg_task *parent, bool final)
+{
+	size_t a = align > 1 ? (size_t)align : 1;
+	size_t head = (sizeof(struct xg_record) + a - 1) & ~(a - 1);
+	struct xg_record *r;
+
+	if (a & (a - 1))
+		xg_unsupported("a task argument alignment that is not a power of two");
+	if (a > 16) {
+		if (posix_memalign((void **)&r, a, head + (size_t)size))
+			r = NULL;
+	} else {
+		r = malloc(head + (size_t)size);
+	}
+	if (!r) {
+		xg_warn("out of memory for a task of %ld bytes", size);
+		abort();
+	}
+	r->fn = fn;
+	r->parent = parent;
+	r->data = (char *)r + head;
+	r->final = final;
+	r->has_deps = false;
+	if (cpyfn)
+		cpyfn(r->data, data);
+	else
+		memcpy(r->data, data, (size_t)size);
+	return r;
+}
+
+struct xg_undeferred {
+	void (*fn)(void *);
+	void *data;
+	struct xg_task *parent;
+	bool final;
+};
+
+static void xg_undeferred_main(void *arg)
+{
+	struct xg_undeferred *u = arg;
+
+	xg_task_body(u->fn, u->data, u->parent, u->final, NULL);
+}
+
+static bool xg_flag_set(void *arg)
+{
+	/* Acquire pairs with the release store in xg_wait_release(). */
+	return xs_load_acquire((_Atomic bool *)arg);
+}
+
+struct xg_waiter {
+	struct xg_dnode node;
+	_Atomic bool ready;
+	struct xs_parker *park;
+};
+
+static void xg_wait_release(struct xg_dnode *node)
+{
+	struct xg_waiter *w = (struct xg_waiter *)node;
+	struct xs_parker *park = w->park;
+
+	/* Release: the predecessors' effects are visible to the waiter.
+	 * After this store the waiter may return and its frame vanish. */
+	xs_store_release(&w->ready, true);
+	if (park)
+		xs_park_notify(park);
+}
+
+/* Wait until the siblings @depend names have completed (taskwait depend,
+ * undeferred task with dependences). */
+static void xg_depend_wait(struct xg_task *cur, void **depend)
+{
+	struct xg_waiter w;
+
+	xs_store_relaxed(&w.ready, false);
+	w.park = xs_self ? &xs_self->park : NULL;
+	if (xg_depend_register(cur, &w.node, depend, false, xg_wait_release, NULL))
+		return;
+	xg_wait_until(xg_flag_set, &w.ready);
+}
+
+/* Run @fn(@data) now, in a frame of its own; @data is the task's own. */
+static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
+{
+	struct xg_undeferred u = { fn, data, cur, final };
+
+	if (xs_self)
+		xs_task_run_undeferred(xg_undeferred_main, &u);
+	else
+		xg_undeferred_main(&u);
+}
+
+/* Blocks up to this size are copied on the stack for undeferred tasks. */
+#define XG_STACK_COPY_MAX 4096
+
+/* Run a task now with a private copy of @data (copy-constructed by @cpyfn
+ * when given) and, when @patch is given, its loop bounds patched in. */
+static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+			    long size, long align, struct xg_task *cur, bool final,
+			    void (*patch)(void *, const void *), const void *patch_arg)
+{
+	size_t a = align > 1 ? (size_t)align : 1;
+	size_t bytes = (size_t)size + a;
+	char small[bytes <= XG_STACK_COPY_MAX ? bytes : 1];
+	char *buf = bytes <= XG_STACK_COPY_MAX ? small : malloc(bytes);
+	char *copy;
+
+	if (!buf) {
+		xg_warn("out of memory for a task of %ld bytes", size);
+		abort();
+	}
+	copy = (char *)(((uintptr_t)buf + a - 1) & ~(uintptr_t)(a - 1));
+	if (cpyfn)
+		cpyfn(copy, data);
+	else
+		memcpy(copy, data, (size_t)size);
+	if (patch)
+		patch(copy, patch_arg);
+	xg_run_in_place(fn, copy, cur, final);
+	if (buf != small)
+		free(buf);
+}
+
+/* Queue a task without dependences: inline when its block fits. */
+static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+			  long size, long align, struct xg_task *cur, bool final,
+			  void (*patch)(void *, const void *), const void *patch_arg)
+{
+	struct xg_record *r;
+
+	if (!cpyfn && size <= XG_INLINE_DATA && align <= 16) {
+		unsigned char block[XS_TASK_ARG_MAX] __attribute__((aligned(16)));
+		struct xg_inline_hdr *h = (struct xg_inline_hdr *)block;
+
+		h->fn = fn;
+		h->parent = (uintptr_t)cur | final;
+		memcpy(block + sizeof(*h), data, (size_t)size);
+		if (patch)
+			patch(block + sizeof(*h), patch_arg);
+		xs_task_spawn(xg_inline_main, block, sizeof(*h) + (size_t)size);
+		return;
+	}
+	r = xg_record_new(fn, data, cpyfn, size, align, cur, final);
+	if (patch)
+		patch(r->data, patch_arg);
+	xs_task_spawn(xg_record_main, &r, sizeof(r));
+}
+
+XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+			 long arg_size, long arg_align, bool if_clause, unsigned flags,
+			 void **depend, int priority, void *detach)
+{
+	struct xg_task *cur = xg_task_self();
+	bool final = (flags & XG_TASK_FINAL) || cur->final;
+	bool deps = (flags & XG_TASK_DEPEND) && depend;
+	struct xg_record *r;
+
+	(void)priority; /* a hint; xsched's queues have no priorities */
+	if (flags & XG_TASK_DETACH || detach)
+		xg_unsupported("the detach clause (GOMP_task with an event)");
+	/* Undeferred: if(0), included (in a final task), or no worker to
+	 * queue on (outside every region: the initial task's team of one). */
+	if (!if_clause || cur->final || !xs_self) {
+		if (deps)
+			xg_depend_wait(cur, depend);
+		xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final, NULL, NULL);
+		return;
+	}
+	if (!deps) {
+		xg_task_defer(fn, data, cpyfn, arg_size, arg_align, cur, final, NULL, NULL);
+		return;
+	}
+	r = xg_record_new(fn, data, cpyfn, arg_size, arg_align, cur, final);
+	r->has_deps = true;
+	r->xparent = xs_task_current();
+	/* Counted now, queued when its last predecessor completes. */
+	xs_task_count_child(r->xparent);
+	if (xg_depend_register(cur, &r->node, depend, true, xg_record_release, r))
+		xg_record_release(&r->node);
+}
+
+XG_EXPORT void GOMP_taskwait(void)
+{
+	xs_task_wait();
+}
+
+XG_EXPORT void GOMP_taskwait_depend(void **depend)
+{
+	xg_depend_wait(xg_task_self(), depend);
+}
+
+XG_EXPORT void GOMP_taskyield(void)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_task *t;
+
+	/* Run one queued task, if there is one, on top of this one. */
+	if (w && (t = xs_worker_pop(w)))
+		xs_task_run_queued(w, t);
+}
+
+/* A taskgroup waits for its tasks and their descendants; xsched tasks join
+ * their children before completing, so joining ours is enough (and also
+ * waits for children created before the group). */
+XG_EXPORT void GOMP_taskgroup_start(void)
+{
+}
+
+XG_EXPORT void GOMP_taskgroup_end(void)
+{
+	xs_task_wait();
+}
+
+XG_EXPORT int omp_in_final(void)
+{
+	return xg_task_self()->final;
+}
+
+/* For taskloop.c: create one task of a taskloop, its bounds patched into
+ * its copy of the argument block by @patch. */
+void xg_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
+		    long align, bool if_clause, bool final, void (*patch)(void *, const void *),
+		    const void *patch_arg)
+{
+	struct xg_task *cur = xg_task_self();
+
+	final = final || cur->final;
+	if (!if_clause || cur->final || !xs_self) {
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+		return;
+	}
+	xg_task_defer(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+}

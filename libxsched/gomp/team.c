@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+/*
+ * team.c - parallel regions: teams on xsched runtimes.
+ *
+ * A region of P > 1 threads (or any region met outside every region) runs
+ * as one xs_runtime_parallel() job of a P-worker runtime taken from a pool.
+ * The pool keeps every runtime it created, threads parked when idle, and
+ * marks the one in use busy, so that concurrent regions (user threads, or
+ * nested active regions) each get a runtime of their own. A nested active
+ * region runs its runtime from inside a worker of the outer one: the
+ * encountering thread steps out of its outer worker (xs_self) for the
+ * duration, becoming worker 0 of the inner runtime. Its outer queues wait
+ * meanwhile, which delays but cannot deadlock the outer team: nothing of
+ * the inner region waits for the outer one.
+ *
+ * A region with one thread met inside another runs serialized on the
+ * encountering thread, its tasks being children of the current xsched task.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gomp.h"
+#include "runtime.h"
+
+struct xg_pool_entry {
+	struct xs_runtime *rt;
+	struct xg_team *team;
+	uint32_t nthreads;
+	_Atomic bool busy;
+	struct xg_pool_entry *next;
+};
+
+/* Entries are only ever added (at the head, with release), never removed
+ * before exit; the mutex only serialises creation. */
+static _Atomic(struct xg_pool_entry *) xg_pool;
+static pthread_mutex_t xg_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__thread struct xg_task *xg_cur __attribute__((tls_model("initial-exec")));
+
+/* The initial task and team of a thread that is not in any region. */
+static __thread struct xg_task *xg_initial __attribute__((tls_model("initial-exec")));
+
+static void *xg_alloc_team(void)
+{
+	void *team = xs_alloc_cache_aligned(sizeof(struct xg_team));
+
+	if (!team) {
+		xg_warn("out of memory for a team");
+		abort();
+	}
+	memset(team, 0, sizeof(struct xg_team));
+	return team;
+}
+
+struct xg_task *xg_task_self(void)
+{
+	struct xg_task *t = xg_cur;
+
+	if (xs_likely(t))
+		return t;
+	xg_env_init();
+	t = xg_initial;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t) {
+			xg_warn("out of memory for the initial task");
+			abort();
+		}
+		t->team = xg_alloc_team();
+		t->team->nthreads = 1;
+		for (uint32_t i = 0; i < XG_WS_RING; i++)
+			xs_store_relaxed(&t->team->ws[i].gen, i);
+		t->implicit = t;
+		t->icv = &xg_env.icv;
+		xg_initial = t;
+	}
+	xg_cur = t;
+	return t;
+}
+
+struct xg_icv *xg_icv_writable(void)
+{
+	struct xg_task *t = xg_task_self();
+
+	if (t->icv != &t->own_icv) {
+		t->own_icv = *t->icv;
+		t->icv = &t->own_icv;
+	}
+	return &t->own_icv;
+}
+
+uint32_t xg_thread_num(void)
+{
+	return xg_task_self()->tid;
+}
+
+uint32_t xg_team_size(void)
+{
+	return xg_task_self()->team->nthreads;
+}
+
+/* A runtime of @n workers not in use, marked busy; NULL if none can be
+ * made (the region then runs with fewer threads). */
+static struct xg_pool_entry *xg_pool_take(uint32_t n)
+{
+	struct xg_pool_entry *e;
+
+	/* Acquire pairs with the release that published each entry. */
+	for (e = xs_load_acquire(&xg_pool); e; e = e->next) {
+		bool idle = false;
+
+		/* Acquire: the previous user's writes to the team are done. */
+		if (e->nthreads == n && !xs_load_relaxed(&e->busy) &&
+		    atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
+							    memory_order_acquire,
+							    memory_order_relaxed))
+			return e;
+	}
+	pthread_mutex_lock(&xg_pool_lock);
+	e = calloc(1, sizeof(*e));
+	if (e) {
+		void *saved = xs_self;
+
+		/* A runtime is created from outside any worker. */
+		xs_self = NULL;
+		e->rt = xs_runtime_create(n);
+		xs_self = saved;
+		if (!e->rt) {
+			free(e);
+			e = NULL;
+		}
+	}
+	if (e) {
+		e->team = xg_alloc_team();
+		e->nthreads = n;
+		xs_store_relaxed(&e->busy, true);
+		e->next = xs_load_relaxed(&xg_pool);
+		xs_store_release(&xg_pool, e);
+	}
+	pthread_mutex_unlock(&xg_pool_lock);
+	return e;
+}
+
+static void xg_pool_put(struct xg_pool_entry *e)
+{
+	/* Release: our use of the team happens-before the next user's. */
+	xs_store_release(&e->busy, false);
+}
+
+/* Fill in implicit task context @it of thread @tid of @team. */
+static void xg_implicit_init(struct xg_task *it, struct xg_team *team, uint32_t tid)
+{
+	memset(it, 0, sizeof(*it));
+	it->team = team;
+	it->implicit = it;
+	it->tid = tid;
+	it->parent = team->encountering;
+	it->icv = &team->icv;
+	if (team->ws_preset) /* construct 0 was set up before the team started */
+		it->ws_count = 1, it->ws = &team->ws[0], it->ws_gen = 0;
+}
+
+/* The implicit task of threads 1..P-1 of @team (xsched workers). */
+static void xg_implicit_main(void *arg)
+{
+	struct xg_team *team = arg;
+	struct xg_task *saved = xg_cur;
+	struct xg_task it;
+
+	xg_implicit_init(&it, team, (uint32_t)xs_worker_id());
+	xg_cur = &it;
+	team->fn(team->data);
+	/* Join our tasks while `it` still exists (task.c). */
+	xs_task_wait();
+	xg_cur = saved;
+}
+
+static void xg_team_reset(struct xg_team *team)
+{
+	for (uint32_t i = 0; i < XG_WS_RING; i++) {
+		struct xg_ws *ws = &team->ws[i];
+
+		xs_store_relaxed(&ws->gen, i);
+		xs_store_relaxed(&ws->ready, 0);
+		xs_store_relaxed(&ws->arrived, 0);
+		xs_store_relaxed(&ws->left, 0);
+	}
+}
+
+/* The number of threads for a region requested with @req (0: the ICV). */
+static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req)
+{
+	const struct xg_icv *icv = cur->icv;
+	uint32_t n = req ? req : icv->nthreads;
+
+	if (cur->team->active_level >= icv->max_active_levels)
+		return 1;
+	if (n > icv->thread_limit)
+		n = icv->thread_limit;
+	return n ? n : 1;
+}
+
+/*
+ * Start a region: the team, then the other threads, then the encountering
+ * thread's own implicit task (r->it), which runs the caller's code until
+ * xg_region_end(). @r must stay put in between (GOMP_parallel keeps it on
+ * its stack, GOMP_parallel_start in the heap).
+ */
+static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data, unsigned req,
+			    xg_ws_init_fn init, const void *init_arg)
+{
+	struct xg_task *cur = xg_task_self();
+	uint32_t n = xg_team_threads(cur, req);
+	struct xg_team *team;
+
+	r->entry = NULL;
+	r->encountering = cur;
+	r->outer = xs_self;
+	if (n > 1 || !r->outer)
+		r->entry = xg_pool_take(n);
+	if (!r->entry && n > 1) {
+		xg_warn("cannot start a team of %u threads; this region runs with one", n);
+		n = 1;
+		if (!r->outer)
+			r->entry = xg_pool_take(1);
+	}
+	/* One thread inside a worker: serialized, on this thread. */
+	team = r->entry ? r->entry->team : &r->serial_team;
+	team->rt = r->entry ? r->entry->rt : NULL;
+	team->nthreads = n;
+	team->parent = cur->team;
+	team->parent_tid = cur->tid;
+	team->level = cur->team->level + 1;
+	team->active_level = cur->team->active_level + (n > 1);
+	team->encountering = cur;
+	team->icv = *cur->icv;
+	team->fn = fn;
+	team->data = data;
+	team->ws_preset = init != NULL;
+	xg_team_reset(team);
+	if (init) {
+		init(&team->ws[0], init_arg);
+		xs_store_relaxed(&team->ws[0].arrived, 1);
+		xs_store_relaxed(&team->ws[0].ready, 1);
+	}
+	r->team = team;
+	if (team->rt) {
+		/* Step out of the outer worker (nested active region). */
+		xs_self = NULL;
+		xs_runtime_parallel_begin(team->rt, xg_implicit_main, team, &r->job);
+	}
+	xg_implicit_init(&r->it, team, 0);
+	xg_cur = &r->it;
+}
+
+static void xg_region_end(struct xg_region *r)
+{
+	/* The encountering thread's tasks: joined while r->it exists. */
+	xs_task_wait();
+	if (r->team->rt) {
+		xs_runtime_parallel_end(r->team->rt, &r->job);
+		xs_self = r->outer;
+		xg_pool_put(r->entry);
+	}
+	xg_cur = r->encountering;
+}
+
+void xg_parallel_ws(void (*fn)(void *), void *data, unsigned req, unsigned flags,
+		    xg_ws_init_fn init, const void *init_arg)
+{
+	struct xg_region r;
+
+	(void)flags; /* proc_bind: workers are placed once, per runtime */
+	xg_region_begin(&r, fn, data, req, init, init_arg);
+	fn(data);
+	xg_region_end(&r);
+}
+
+void xg_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
+{
+	xg_parallel_ws(fn, data, nthreads, flags, NULL, NULL);
+}
+
+/*
+ * The GOMP_1.0 form (gcc before 4.9): GOMP_parallel_start() starts the
+ * team, the caller runs the body itself, GOMP_parallel_end() ends it. The
+ * region lives in the heap, found again through the implicit task.
+ */
+void xg_parallel_start(void (*fn)(void *), void *data, unsigned req, xg_ws_init_fn init,
+		       const void *init_arg)
+{
+	struct xg_region *r = xs_alloc_cache_aligned(sizeof(*r));
+
+	if (!r) {
+		xg_warn("out of memory for a parallel region");
+		abort();
+	}
+	xg_region_begin(r, fn, data, req, init, init_arg);
+	r->it.region = r;
+}
+
+void xg_parallel_end(void)
+{
+	struct xg_region *r = xg_task_self()->region;
+
+	if (!r)
+		xg_unsupported("GOMP_parallel_end without GOMP_parallel_start (non-conforming)");
+	xg_region_end(r);
+	free(r);
+}
