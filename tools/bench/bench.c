@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench.c - xsched-bench: serial C, xsched, oneTBB, GNU libgomp and LLVM
- * libomp side by side on the same task programs, in one run.
+ * bench.c - xsched-bench: serial C, xsched, oneTBB, GNU libgomp, LLVM
+ * libomp and xgomp (xsched's libgomp drop-in, libxsched-gomp.so.1) side by
+ * side on the same task programs, in one run.
  *
  * For each program: set up its input, run it serially (the reference
  * checksum and the floor), then for each runtime and each thread count
@@ -9,7 +10,8 @@
  * against the serial result. See report.c for the output and README.md for
  * how to add a program. --dlb measures xsched once per load-balancing
  * strategy (xsched.c); --sweep runs the task-size x steal-size study
- * instead of the programs (sweep.c).
+ * instead of the programs (sweep.c); --micro the OpenMP runtime overheads
+ * (micro.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -48,7 +50,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: " PROG " [options]\n"
 "  --only LIST       programs to run, comma-separated (default: all; see --list)\n"
-"  --runtime LIST    runtimes besides serial: xsched,tbb,libgomp,libomp (default: all)\n"
+"  --runtime LIST    runtimes besides serial: xsched,tbb,libgomp,libomp,xgomp\n"
+"                    (default: all)\n"
 "  --threads LIST    thread counts, e.g. 1,2,4 or 1-8 (default: 1 to the CPUs we may use)\n"
 "  --repeat R        runs per cell, min and median reported (default 5, 1..1000)\n"
 "  --budget S        stop a cell's runs once they took S seconds (default 10)\n"
@@ -57,10 +60,15 @@ static void usage(FILE *f)
 "  --quick           small sizes, for a smoke run\n"
 "  --dlb LIST        xsched once per strategy: slb,ws,rp,auto (default: XSCHED_DLB's)\n"
 "  --sweep           task size x steal size under ws and rp, speedup over slb\n"
+"  --micro           instead of the programs: ns per empty parallel region,\n"
+"                    barrier and task + taskwait under libgomp, libomp, xgomp\n"
+"  --iters K         --micro: operations per timed run (default 100000)\n"
 "  --json            one JSON object per cell and line instead of the table\n"
 "  --list            list the programs and their default sizes\n"
 "  --omp PATH        xsched-bench-omp (default: next to this program)\n"
 "  --libomp PATH     LLVM libomp to preload (default: found under /usr/lib)\n"
+"  --xgomp PATH      the libgomp drop-in to preload (default:\n"
+"                    libxsched-gomp.so.1 next to this program)\n"
 "Exit status: 0, 1 if any run failed or gave a wrong result, 2 on bad usage.\n");
 }
 
@@ -117,7 +125,7 @@ static int parse_runtimes(const char *arg, unsigned *sel)
 				break;
 		if (i == nruntimes) {
 			fprintf(stderr, PROG ": --runtime: no runtime '%.*s'; "
-				"there are xsched, tbb, libgomp, libomp\n",
+				"there are xsched, tbb, libgomp, libomp, xgomp\n",
 				(int)len, p);
 			return -EINVAL;
 		}
@@ -264,6 +272,9 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "list", no_argument, NULL, 'l' },
 		{ "omp", required_argument, NULL, 'O' },
 		{ "libomp", required_argument, NULL, 'L' },
+		{ "xgomp", required_argument, NULL, 'X' },
+		{ "micro", no_argument, NULL, 'm' },
+		{ "iters", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -277,6 +288,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 	o->repeat = 5;
 	o->budget = 10;
 	o->timeout = 60;
+	o->iters = 100000;
 	o->omp_path = default_omp_path();
 	o->nthreads = 0;
 	for (int t = 1; t <= ncpus && t <= MAX_THREAD_COUNTS; t++)
@@ -339,6 +351,22 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			}
 			o->libomp_path = optarg;
 			break;
+		case 'X':
+			if (access(optarg, R_OK)) {
+				fprintf(stderr, PROG ": --xgomp: %s: %s\n", optarg,
+					strerror(errno));
+				return 2;
+			}
+			o->xgomp_path = optarg;
+			break;
+		case 'm':
+			o->micro = true;
+			break;
+		case 'i':
+			if (bench_parse_long(PROG, "--iters", optarg, 1, 100000000,
+					     &o->iters))
+				return 2;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -367,6 +395,8 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		return 2;
 	if (!o->libomp_path)
 		o->libomp_path = find_libomp(&o->libomp_why);
+	if (!o->xgomp_path)
+		o->xgomp_path = find_xgomp(&o->xgomp_why);
 	o->quick = quick;
 	return 0;
 }
@@ -474,6 +504,10 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.sweep) {
 		failed = sweep_run(&o);
+		goto out;
+	}
+	if (o.micro) {
+		failed = micro_run(&o);
 		goto out;
 	}
 	/* per program: serial, then each runtime at each count (xsched:

@@ -5,8 +5,9 @@
  *   xsched-bench      serial C, xsched and oneTBB in one process (bench.c),
  *                     and the driver that runs everything and reports;
  *   xsched-bench-omp  the OpenMP task versions (bench_omp.c), run by
- *                     xsched-bench as a child process, once on GNU libgomp
- *                     and once with LLVM's libomp in LD_PRELOAD.
+ *                     xsched-bench as a child process: on GNU libgomp, with
+ *                     LLVM's libomp in LD_PRELOAD, and with xsched's libgomp
+ *                     drop-in (libxsched-gomp.so.1) in LD_PRELOAD.
  *
  * A program <p> is:
  *   <p>.h          its problem: state, input, the sequential kernels every

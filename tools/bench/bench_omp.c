@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_omp.c - xsched-bench-omp: the OpenMP task versions, one program at
- * one thread count per invocation. xsched-bench runs it as a child, once as
- * is (GNU libgomp) and once with LLVM's libomp in LD_PRELOAD (libomp also
- * implements the GOMP_* ABI), and reads back one JSON line per run:
+ * one thread count per invocation. xsched-bench runs it as a child: as is
+ * (GNU libgomp), with LLVM's libomp in LD_PRELOAD (libomp also implements
+ * the GOMP_* ABI), and with xsched's drop-in libxsched-gomp.so.1 in
+ * LD_PRELOAD, and reads back one JSON line per run:
  *
  *   {"bench":"fib","threads":2,"n":35,"rep":0,"time_s":0.123456789,
  *    "checksum":"00000000005c6a55","lib":"/usr/lib/.../libgomp.so.1"}
  *
  * "lib" is the library that GOMP_parallel was bound to, so the parent can
- * check that a preload took effect. The checksum is checked by the parent
- * against its serial run. Exit status: 0, 1 on failure, 2 on bad usage, 4
- * when this program has no OpenMP version of the one asked for.
+ * check that a preload took effect; when any other GOMP_* or omp_* import
+ * was bound elsewhere, "stray" names the first (omp_binding.c). The
+ * checksum is checked by the parent against its serial run.
+ *
+ * With --micro OP it times OP --iters times per run instead (micro_omp.c):
+ *
+ *   {"micro":"barrier","threads":2,"iters":100000,"rep":0,
+ *    "time_s":0.012345678,"lib":"..."}
+ *
+ * Exit status: 0, 1 on failure, 2 on bad usage, 4 when this program has no
+ * OpenMP version of the one asked for.
  */
-#include <dlfcn.h>
 #include <getopt.h>
 #include <omp.h>
 #include <string.h>
 #include "bench.h"
+#include "micro.h"
+#include "omp_binding.h"
 
 #define BENCH(name) extern const struct bench_omp bench_omp_##name;
 #include "bench-list.h"
@@ -33,17 +43,54 @@ static const struct bench_omp *const programs[] = {
 #define PROG "xsched-bench-omp"
 #define EXIT_SKIP 4
 
-/* The library that serves the program's GOMP_parallel@GOMP_4.0 calls. */
-static const char *omp_library(void)
-{
-	void *sym = dlvsym(RTLD_DEFAULT, "GOMP_parallel", "GOMP_4.0");
-	Dl_info info;
+static const struct micro {
+	const char *name;
+	double (*fn)(long iters);
+} micros[] = {
+#define MICRO(name, doc) { #name, micro_##name },
+	MICRO_OPS
+#undef MICRO
+};
 
-	if (!sym)
-		sym = dlsym(RTLD_DEFAULT, "GOMP_parallel");
-	if (sym && dladdr(sym, &info) && info.dli_fname)
-		return info.dli_fname;
-	return "unknown";
+#define NMICROS (sizeof(micros) / sizeof(micros[0]))
+
+/* ,"lib":"...", and ,"stray":"..." when an import went elsewhere. */
+static void print_libs(const char *lib, const char *stray)
+{
+	printf(",\"lib\":\"%s\"", lib);
+	if (stray[0])
+		printf(",\"stray\":\"%s\"", stray);
+	printf("}\n");
+	fflush(stdout);
+}
+
+static int run_micro(const char *name, long threads, long iters, long repeat,
+		     long budget, const char *lib, const char *stray)
+{
+	const struct micro *m = NULL;
+	double spent = 0;
+
+	for (size_t i = 0; i < NMICROS; i++)
+		if (!strcmp(micros[i].name, name))
+			m = &micros[i];
+	if (!m) {
+		fprintf(stderr, PROG ": --micro: no micro-benchmark '%s'; there are",
+			name);
+		for (size_t i = 0; i < NMICROS; i++)
+			fprintf(stderr, " %s", micros[i].name);
+		fprintf(stderr, "\n");
+		return 2;
+	}
+	m->fn(iters < 1000 ? iters : 1000);	/* warm up */
+	for (long rep = 0; rep < repeat && (rep == 0 || spent < budget); rep++) {
+		double t = m->fn(iters);
+
+		spent += t;
+		printf("{\"micro\":\"%s\",\"threads\":%ld,\"iters\":%ld,"
+		       "\"rep\":%ld,\"time_s\":%.9f", name, threads, iters, rep, t);
+		print_libs(lib, stray);
+	}
+	return 0;
 }
 
 static int team_size(void)
@@ -60,8 +107,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " --only NAME [--n N] [--threads P] [--repeat R] [--budget S]\n"
+		"       " PROG " --micro OP [--iters K] [--threads P] [--repeat R] [--budget S]\n"
 		"       " PROG " --list\n"
-		"Runs the OpenMP version of one benchmark; xsched-bench runs this.\n");
+		"Runs the OpenMP version of one benchmark, or one micro-benchmark\n"
+		"(OP: parallel, barrier, taskwait); xsched-bench runs this.\n");
 }
 
 int main(int argc, char **argv)
@@ -72,15 +121,18 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "budget", required_argument, NULL, 'b' },
+		{ "micro", required_argument, NULL, 'm' },
+		{ "iters", required_argument, NULL, 'i' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const struct bench_omp *b = NULL;
 	const struct bench_problem *pb;
-	const char *only = NULL, *n_arg = NULL;
-	long n, threads = 1, repeat = 5, budget = 10;
+	const char *only = NULL, *n_arg = NULL, *micro = NULL;
+	long n, threads = 1, repeat = 5, budget = 10, iters = 100000;
 	double spent = 0;
+	char stray[512];
 	const char *lib;
 	void *st;
 	int c;
@@ -105,6 +157,13 @@ int main(int argc, char **argv)
 			if (bench_parse_long(PROG, "--budget", optarg, 0, 86400, &budget))
 				return 2;
 			break;
+		case 'm':
+			micro = optarg;
+			break;
+		case 'i':
+			if (bench_parse_long(PROG, "--iters", optarg, 1, 100000000, &iters))
+				return 2;
+			break;
 		case 'l':
 			for (size_t i = 0; i < NPROGRAMS; i++)
 				printf("%s\n", programs[i]->problem->name);
@@ -117,10 +176,24 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!only || optind < argc) {
+	if (!only == !micro || optind < argc) {
 		usage(stderr);
 		return 2;
 	}
+	omp_set_dynamic(0);
+	omp_set_num_threads((int)threads);
+	if (team_size() != threads) {
+		fprintf(stderr, PROG ": asked for %ld threads, the team has %d\n",
+			threads, team_size());
+		return 1;
+	}
+	lib = omp_library();
+	if (omp_stray(lib, stray, sizeof(stray)) < 0) {
+		fprintf(stderr, PROG ": cannot check the OpenMP library: %s\n", stray);
+		return 1;
+	}
+	if (micro)
+		return run_micro(micro, threads, iters, repeat, budget, lib, stray);
 	for (size_t i = 0; i < NPROGRAMS; i++)
 		if (!strcmp(programs[i]->problem->name, only))
 			b = programs[i];
@@ -133,14 +206,6 @@ int main(int argc, char **argv)
 	if (n_arg && bench_parse_long(PROG, "--n", n_arg, pb->n_min, pb->n_max, &n))
 		return 2;
 
-	omp_set_dynamic(0);
-	omp_set_num_threads((int)threads);
-	if (team_size() != threads) {
-		fprintf(stderr, PROG ": asked for %ld threads, the team has %d\n",
-			threads, team_size());
-		return 1;
-	}
-	lib = omp_library();
 	st = pb->setup(n);
 	if (!st) {
 		fprintf(stderr, PROG ": %s: setup(%ld): %s\n", pb->name, n,
@@ -157,10 +222,10 @@ int main(int argc, char **argv)
 		t = bench_now() - t0;
 		spent += t;
 		printf("{\"bench\":\"%s\",\"threads\":%ld,\"n\":%ld,\"rep\":%ld,"
-		       "\"time_s\":%.9f,\"checksum\":\"%016llx\",\"lib\":\"%s\"}\n",
+		       "\"time_s\":%.9f,\"checksum\":\"%016llx\"",
 		       pb->name, threads, n, rep, t,
-		       (unsigned long long)pb->checksum(st), lib);
-		fflush(stdout);
+		       (unsigned long long)pb->checksum(st));
+		print_libs(lib, stray);
 	}
 	pb->teardown(st);
 	return 0;

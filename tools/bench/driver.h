@@ -5,7 +5,8 @@
  *   runtime.c   the runtimes and how one cell is measured and verified
  *   xsched.c    the xsched cells: a row per load-balancing strategy
  *   sweep.c     --sweep: task size x steal size under ws and rp
- *   omp_child.c the libgomp and libomp cells, run in xsched-bench-omp
+ *   omp_child.c the libgomp, libomp and xgomp cells, run in xsched-bench-omp
+ *   micro.c     --micro: OpenMP runtime overheads, run in xsched-bench-omp
  *   report.c    the human table, the JSON lines and the ratio sections
  *   report_dlb.c  the xsched counters and "DLB vs SLB"
  */
@@ -41,6 +42,10 @@ struct options {
 	const char *omp_path;		/* xsched-bench-omp */
 	const char *libomp_path;	/* LLVM libomp, NULL: not found */
 	const char *libomp_why;		/* why libomp_path is NULL */
+	const char *xgomp_path;		/* libxsched-gomp.so.1, NULL: none */
+	const char *xgomp_why;		/* why xgomp_path is NULL */
+	bool micro;			/* --micro instead of the programs */
+	long iters;			/* --iters: micro-benchmark iterations */
 };
 
 /* One program while it runs: its state and the serial reference. */
@@ -121,11 +126,36 @@ void measure_xsched(struct cell *c, int ncells, struct program_run *x,
 int sweep_run(const struct options *o);
 
 /* omp_child.c */
+/* One run of xsched-bench-omp under an OpenMP runtime. */
+struct omp_call {
+	const struct options *o;
+	const char *runtime;	/* "libgomp", "libomp" or "xgomp" */
+	char **args;		/* its arguments, NULL-terminated */
+	/* Each line whose libraries checked out; *stop: read no more. */
+	void (*line)(struct omp_call *call, const char *line, bool *stop);
+	void *ctx;
+	struct program_run *prog;
+	int lines;		/* lines the callback took */
+	enum cell_status status;
+	char lib[256];		/* the library that served GOMP_parallel */
+	char err[256];		/* the child's last line on stderr */
+	char why[512];		/* not ok: why */
+};
+void omp_call_run(struct omp_call *call);
+void omp_call_fail(struct omp_call *call, enum cell_status s,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *json_value(const char *line, const char *key);
 void measure_libgomp(struct cell *c, struct program_run *x,
 		     const struct options *o);
 void measure_libomp(struct cell *c, struct program_run *x,
 		    const struct options *o);
+void measure_xgomp(struct cell *c, struct program_run *x,
+		   const struct options *o);
 const char *find_libomp(const char **why);
+const char *find_xgomp(const char **why);
+
+/* micro.c */
+int micro_run(const struct options *o);
 
 /* report.c */
 void report_start(const struct options *o, int ncpus);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fib.c - fib on xsched: spawn fib(n-1), call fib(n-2), wait. */
+/* fib.c - fib on xsched, as BOTS: spawn fib(n-1), spawn fib(n-2), wait. */
 #include "spawn.h"
 #include "fib.h"
 
@@ -23,7 +23,7 @@ static void fib_task(void *p)
 	struct fib_arg right = { a->n - 2, &y };
 
 	bench_spawn(fib_task, &left, sizeof(left));
-	fib_task(&right);
+	bench_spawn(fib_task, &right, sizeof(right));
 	bench_wait();
 	*a->out = x + y;
 }

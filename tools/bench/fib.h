@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fib.h - fib(n) by naive recursion: every variant spawns one task per
- * internal call (fib(n-1)) and computes fib(n-2) itself, with no cut-off,
+ * fib.h - fib(n) by naive recursion, BOTS style: every variant spawns
+ * both fib(n-1) and fib(n-2) as tasks and waits for them, with no cut-off,
  * so a task does almost nothing but spawn: this measures the runtime's
  * per-task cost.
  */
@@ -76,14 +76,14 @@ static inline int fib_verify(const void *p, char *why, int len)
 	return -EINVAL;
 }
 
-/* One spawn per call with n >= 2: s(n) = 1 + s(n-1) + s(n-2), s(0..1) = 0. */
+/* Two spawns per call with n >= 2: s(n) = 2 + s(n-1) + s(n-2), s(0..1) = 0. */
 static inline uint64_t fib_tasks(const void *p)
 {
 	int n = ((const struct fib_state *)p)->n;
 	uint64_t a = 0, b = 0;	/* s(i-1), s(i) */
 
 	for (int i = 1; i < n; i++) {
-		uint64_t t = 1 + a + b;
+		uint64_t t = 2 + a + b;
 
 		a = b;
 		b = t;
@@ -94,7 +94,7 @@ static inline uint64_t fib_tasks(const void *p)
 #ifndef __cplusplus
 static const struct bench_problem fib_problem = {
 	.name = "fib",
-	.doc = "fib(n), one spawn per call, no cut-off",
+	.doc = "fib(n), both calls spawned as tasks (BOTS), no cut-off",
 	.n_default = 35,
 	.n_quick = 20,
 	.n_min = 0,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fib_omp.c - fib as OpenMP tasks: task fib(n-1), call fib(n-2), taskwait. */
+/* fib_omp.c - fib as OpenMP tasks, as BOTS: task fib(n-1), task fib(n-2),
+ * taskwait. */
 #include "fib.h"
 
 static long fib_par(int n)
@@ -10,6 +11,7 @@ static long fib_par(int n)
 		return n;
 #pragma omp task shared(x) firstprivate(n)
 	x = fib_par(n - 1);
+#pragma omp task shared(y) firstprivate(n)
 	y = fib_par(n - 2);
 #pragma omp taskwait
 	return x + y;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// fib_tbb.cpp - fib on oneTBB: run fib(n-1) in a task_group, call fib(n-2).
+// fib_tbb.cpp - fib on oneTBB, as BOTS: run fib(n-1) and fib(n-2) in a
+// task_group, wait.
 #include <tbb/task_group.h>
 #include "fib.h"
 
@@ -11,7 +12,7 @@ static long fib_par(int n)
 	tbb::task_group g;
 
 	g.run([&] { x = fib_par(n - 1); });
-	y = fib_par(n - 2);
+	g.run([&] { y = fib_par(n - 2); });
 	g.wait();
 	return x + y;
 }

@@ -1,21 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * omp_child.c - the libgomp and libomp cells. OpenMP stays out of this
- * process: xsched-bench-omp runs the OpenMP version of one program at one
- * thread count, as is for libgomp and with LLVM's libomp in LD_PRELOAD for
- * libomp, and prints one JSON line per run (see bench_omp.c). Each line is
- * checked here like an in-process run, and so is the library that actually
- * served GOMP_parallel, so a preload that did not take is an error rather
- * than libgomp's numbers under libomp's name. A run that takes longer than
- * --timeout is killed and the cell reported as "timeout".
+ * omp_child.c - the OpenMP cells: libgomp, libomp and xgomp (xsched's
+ * libgomp drop-in). OpenMP stays out of this process: xsched-bench-omp runs
+ * the OpenMP version of one program (or one micro-benchmark, micro.c) at
+ * one thread count - as is for libgomp, with LLVM's libomp in LD_PRELOAD
+ * for libomp, with libxsched-gomp.so.1 in LD_PRELOAD for xgomp - and prints
+ * one JSON line per run (see bench_omp.c).
+ *
+ * Each line names the library that served GOMP_parallel ("lib") and, when
+ * any other GOMP_* or omp_* function the child imports went to another
+ * library, the first such ("stray"). Either mismatch is an error, so a
+ * preload that did not take, or a drop-in that lacks an entry point the
+ * program needs (the call then falls through to libgomp), never passes as
+ * the named runtime's numbers. A run that takes longer than --timeout is
+ * killed and reported as "timeout". The child's last line on stderr (the
+ * drop-in's diagnostic before it aborts, say) goes into the reason of a
+ * failed cell.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +64,27 @@ const char *find_libomp(const char **why)
 	return NULL;
 }
 
+/* <directory of xsched-bench>/libxsched-gomp.so.1, or NULL and why. */
+const char *find_xgomp(const char **why)
+{
+	static char path[PATH_MAX], msg[PATH_MAX + 128];
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (len < 0) {
+		*why = "cannot find the directory of xsched-bench (pass --xgomp PATH)";
+		return NULL;
+	}
+	self[len] = '\0';
+	snprintf(path, sizeof(path), "%s/libxsched-gomp.so.1", dirname(self));
+	if (!access(path, R_OK))
+		return path;
+	snprintf(msg, sizeof(msg), "%s: %s (build it with make, or pass --xgomp PATH)",
+		 path, strerror(errno));
+	*why = msg;
+	return NULL;
+}
+
 /*
  * The environment, with LD_PRELOAD=@preload instead of any LD_PRELOAD. A
  * preloaded library comes before the ASan runtime of a sanitizer build,
@@ -86,8 +117,7 @@ static char **child_env(const char *preload, char *slot, size_t len,
 	return env;
 }
 
-/* "key":<value> in a line we printed ourselves; NULL if absent. */
-static const char *json_value(const char *line, const char *key)
+const char *json_value(const char *line, const char *key)
 {
 	char pat[64];
 	const char *p;
@@ -97,56 +127,132 @@ static const char *json_value(const char *line, const char *key)
 	return p ? p + strlen(pat) : NULL;
 }
 
-static void parse_line(struct cell *c, struct program_run *x,
-		       const struct options *o, const char *line,
-		       const char *expect_lib, bool *stop)
+/* The string value of @key into @out; false if absent or not a string. */
+static bool json_str(const char *line, const char *key, char *out, size_t len)
 {
-	const char *t = json_value(line, "time_s");
-	const char *s = json_value(line, "checksum");
-	const char *l = json_value(line, "lib");
-	const char *base, *end;
-	char *tend, *send;
-	double time_s;
-	uint64_t sum;
+	const char *v = json_value(line, key), *end;
 
-	if (!t || !s || !l || *s != '"' || *l != '"')
-		goto bad;
-	time_s = strtod(t, &tend);
-	sum = strtoull(s + 1, &send, 16);
-	end = strchr(l + 1, '"');
-	if (tend == t || *send != '"' || !end)
-		goto bad;
-	snprintf(c->lib, sizeof(c->lib), "%.*s", (int)(end - l - 1), l + 1);
-	base = strrchr(c->lib, '/');
-	base = base ? base + 1 : c->lib;
-	if (strncmp(base, expect_lib, strlen(expect_lib))) {
-		cell_fail(c, CELL_ERROR, "the OpenMP calls went to %s, not %s",
-			  c->lib, expect_lib);
+	if (!v || *v != '"' || !(end = strchr(v + 1, '"')))
+		return false;
+	snprintf(out, len, "%.*s", (int)(end - v - 1), v + 1);
+	return true;
+}
+
+void omp_call_fail(struct omp_call *call, enum cell_status s,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (call->status != CELL_OK)	/* keep the first reason */
+		return;
+	call->status = s;
+	va_start(ap, fmt);
+	vsnprintf(call->why, sizeof(call->why), fmt, ap);
+	va_end(ap);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+/* Is @lib in the directory of xsched-bench or below (build/gomp/libgomp.so.1,
+ * the drop-in under libgomp's name, found through LD_LIBRARY_PATH)? */
+static bool in_build_dir(const char *lib)
+{
+	char self[PATH_MAX], real[PATH_MAX], *dir;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t n;
+
+	if (len < 0 || !realpath(lib, real))
+		return false;
+	self[len] = '\0';
+	dir = dirname(self);
+	n = strlen(dir);
+	return !strncmp(real, dir, n) && real[n] == '/';
+}
+
+/* Is @lib the library of runtime @rt? libgomp: a libgomp* that is not the
+ * drop-in; libomp: a libomp*; xgomp: the very file preloaded. */
+static bool lib_matches(const struct omp_call *call, const char *lib)
+{
+	const char *base = strrchr(lib, '/');
+
+	base = base ? base + 1 : lib;
+	if (!strcmp(call->runtime, "xgomp"))
+		return same_file(lib, call->o->xgomp_path);
+	if (!strcmp(call->runtime, "libgomp") &&
+	    ((call->o->xgomp_path && same_file(lib, call->o->xgomp_path)) ||
+	     in_build_dir(lib)))
+		return false;
+	return !strncmp(base, call->runtime, strlen(call->runtime));
+}
+
+/* One line of the child: check its libraries, hand it to call->line. */
+static void child_line(struct omp_call *call, const char *line, bool *stop)
+{
+	char stray[512];
+
+	if (!json_str(line, "lib", call->lib, sizeof(call->lib))) {
+		omp_call_fail(call, CELL_ERROR,
+			      "cannot parse xsched-bench-omp output: %.200s", line);
 		*stop = true;
 		return;
 	}
-	cell_record(c, x, o, time_s, sum, stop);
-	return;
-bad:
-	cell_fail(c, CELL_ERROR, "cannot parse xsched-bench-omp output: %.200s",
-		  line);
-	*stop = true;
+	if (!lib_matches(call, call->lib)) {
+		omp_call_fail(call, CELL_ERROR, "the OpenMP calls went to %s, not %s",
+			      call->lib, call->runtime);
+		*stop = true;
+		return;
+	}
+	if (json_str(line, "stray", stray, sizeof(stray))) {
+		omp_call_fail(call, CELL_ERROR,
+			      "%s, but GOMP_parallel to %s (an entry point %s lacks?)",
+			      stray, call->lib, call->runtime);
+		*stop = true;
+		return;
+	}
+	call->line(call, line, stop);
+}
+
+/* Keep the last line of the child's stderr (a diagnostic before it died). */
+static void keep_err(struct omp_call *call, char *buf, size_t *len)
+{
+	char *nl;
+
+	while ((nl = strchr(buf, '\n'))) {
+		*nl = '\0';
+		if (nl > buf)
+			snprintf(call->err, sizeof(call->err), "%s", buf);
+		*len -= (size_t)(nl + 1 - buf);
+		memmove(buf, nl + 1, *len + 1);
+	}
+	if (*len > 200) {	/* a long line without its end: keep its start */
+		snprintf(call->err, sizeof(call->err), "%.200s", buf);
+		*len = 0;
+		buf[0] = '\0';
+	}
 }
 
 /*
- * Read the child's lines from @fd until it closes it, allowing each run
- * --timeout seconds. Returns true when a run went over: the caller kills it.
+ * Read the child's lines from @out until it closes it, allowing each run
+ * --timeout seconds, and its stderr from @err. Returns true when a run went
+ * over: the caller kills it.
  */
-static bool read_runs(struct cell *c, struct program_run *x,
-		      const struct options *o, int fd, const char *expect_lib)
+static bool read_child(struct omp_call *call, int out, int err)
 {
-	double deadline = bench_now() + o->timeout;
-	char buf[4096];
-	size_t len = 0;
+	double deadline = bench_now() + call->o->timeout;
+	char buf[4096], ebuf[512];
+	size_t len = 0, elen = 0;
 	bool stop = false;
 
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p[2] = {
+			{ .fd = out, .events = POLLIN },
+			{ .fd = err, .events = POLLIN },
+		};
 		double left = deadline - bench_now();
 		char *nl;
 		ssize_t k;
@@ -154,115 +260,235 @@ static bool read_runs(struct cell *c, struct program_run *x,
 
 		if (left <= 0)
 			return true;
-		r = poll(&p, 1, (int)(left * 1000) + 1);
+		r = poll(p, err >= 0 ? 2 : 1, (int)(left * 1000) + 1);
 		if (r < 0 && errno != EINTR) {
-			cell_fail(c, CELL_ERROR, "poll: %s", strerror(errno));
+			omp_call_fail(call, CELL_ERROR, "poll: %s", strerror(errno));
 			return true;
 		}
 		if (r <= 0)
 			continue;
-		k = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (err >= 0 && p[1].revents) {
+			k = read(err, ebuf + elen, sizeof(ebuf) - 1 - elen);
+			if (k > 0) {
+				elen += (size_t)k;
+				ebuf[elen] = '\0';
+				keep_err(call, ebuf, &elen);
+			} else if (k == 0 || errno != EINTR) {
+				err = -1;	/* closed: poll stdout alone */
+			}
+		}
+		if (!p[0].revents)
+			continue;
+		k = read(out, buf + len, sizeof(buf) - 1 - len);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			return false;	/* the child is done */
+			break;	/* the child is done */
 		len += (size_t)k;
 		buf[len] = '\0';
 		while ((nl = strchr(buf, '\n'))) {
 			*nl = '\0';
 			if (!stop)	/* after that, drain so the child can finish */
-				parse_line(c, x, o, buf, expect_lib, &stop);
+				child_line(call, buf, &stop);
 			len -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, len + 1);
-			deadline = bench_now() + o->timeout;
+			deadline = bench_now() + call->o->timeout;
 		}
 		if (len == sizeof(buf) - 1) {
-			cell_fail(c, CELL_ERROR, "a line of xsched-bench-omp is too long");
+			omp_call_fail(call, CELL_ERROR,
+				      "a line of xsched-bench-omp is too long");
 			return true;
 		}
 	}
+	/* stdout closed: the rest of stderr, briefly */
+	while (err >= 0 && elen < sizeof(ebuf) - 1) {
+		struct pollfd p = { .fd = err, .events = POLLIN };
+		ssize_t k;
+
+		if (poll(&p, 1, 1000) <= 0)
+			break;
+		k = read(err, ebuf + elen, sizeof(ebuf) - 1 - elen);
+		if (k <= 0)
+			break;
+		elen += (size_t)k;
+		ebuf[elen] = '\0';
+		keep_err(call, ebuf, &elen);
+	}
+	if (elen)
+		snprintf(call->err, sizeof(call->err), "%.200s", ebuf);
+	return false;
 }
 
-static void measure_omp(struct cell *c, struct program_run *x,
-			const struct options *o, const char *preload,
-			const char *expect_lib)
+/* The preload of call->runtime; false (the call skipped) if none here. */
+static bool omp_preload(struct omp_call *call, const char **preload)
 {
-	char n[32], threads[16], repeat[16], budget[32];
-	char *argv[] = {
-		(char *)o->omp_path, (char *)"--only",
-		(char *)x->b->problem->name, (char *)"--n", n,
-		(char *)"--threads", threads, (char *)"--repeat", repeat,
-		(char *)"--budget", budget, NULL,
-	};
+	const struct options *o = call->o;
+
+	*preload = NULL;
+	if (!strcmp(call->runtime, "libomp")) {
+		if (!o->libomp_path)
+			omp_call_fail(call, CELL_SKIPPED, "%s", o->libomp_why);
+		*preload = o->libomp_path;
+	} else if (!strcmp(call->runtime, "xgomp")) {
+		if (!o->xgomp_path)
+			omp_call_fail(call, CELL_SKIPPED, "%s", o->xgomp_why);
+		*preload = o->xgomp_path;
+	}
+	return call->status == CELL_OK;
+}
+
+static void child_status(struct omp_call *call, int status, bool timed_out)
+{
+	char err[sizeof(call->err) + 4] = "";
+
+	if (call->err[0])
+		snprintf(err, sizeof(err), ": %s", call->err);
+	if (timed_out)
+		omp_call_fail(call, CELL_TIMEOUT, "a run took more than %.0f s (--timeout)",
+			      call->o->timeout);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SKIP)
+		omp_call_fail(call, CELL_SKIPPED, "xsched-bench-omp has no OpenMP version");
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
+		omp_call_fail(call, CELL_ERROR, "xsched-bench-omp exited with status %d%s",
+			      WEXITSTATUS(status), err);
+	else if (WIFSIGNALED(status))
+		omp_call_fail(call, CELL_ERROR, "xsched-bench-omp killed by signal %d (%s)%s",
+			      WTERMSIG(status), strsignal(WTERMSIG(status)), err);
+	else if (!call->lines)
+		omp_call_fail(call, CELL_ERROR, "xsched-bench-omp printed no run%s", err);
+}
+
+void omp_call_run(struct omp_call *call)
+{
+	const struct options *o = call->o;
+	char *argv[32] = { (char *)o->omp_path };
 	char slot[PATH_MAX + 16], asan[1024];
 	posix_spawn_file_actions_t fa;
-	int fds[2], status, rc;
+	int out[2], err[2], status = 0, rc, n = 1;
+	const char *preload;
 	bool timed_out;
 	char **env;
 	pid_t pid;
 
+	call->status = CELL_OK;
+	call->lib[0] = call->err[0] = '\0';
+	if (!omp_preload(call, &preload))
+		return;
 	if (access(o->omp_path, X_OK)) {
-		cell_fail(c, CELL_SKIPPED, "%s: %s (build it with make, or pass --omp PATH)",
-			  o->omp_path, strerror(errno));
+		omp_call_fail(call, CELL_SKIPPED,
+			      "%s: %s (build it with make, or pass --omp PATH)",
+			      o->omp_path, strerror(errno));
 		return;
 	}
-	snprintf(n, sizeof(n), "%ld", x->n);
-	snprintf(threads, sizeof(threads), "%d", c->threads);
-	snprintf(repeat, sizeof(repeat), "%ld", o->repeat);
-	snprintf(budget, sizeof(budget), "%.0f", o->budget);
+	for (char **a = call->args; *a && n < 31; a++)
+		argv[n++] = *a;
 	env = child_env(preload, slot, sizeof(slot), asan, sizeof(asan));
-	if (!env || pipe2(fds, O_CLOEXEC)) {
-		cell_fail(c, CELL_ERROR, "cannot start xsched-bench-omp: %s",
-			  strerror(errno));
+	if (!env || pipe2(out, O_CLOEXEC)) {
+		omp_call_fail(call, CELL_ERROR, "cannot start xsched-bench-omp: %s",
+			      strerror(errno));
+		free(env);
+		return;
+	}
+	if (pipe2(err, O_CLOEXEC)) {
+		omp_call_fail(call, CELL_ERROR, "cannot start xsched-bench-omp: %s",
+			      strerror(errno));
+		close(out[0]);
+		close(out[1]);
 		free(env);
 		return;
 	}
 	fflush(stdout);
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, err[1], STDERR_FILENO);
 	rc = posix_spawn(&pid, o->omp_path, &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
-	close(fds[1]);
+	close(out[1]);
+	close(err[1]);
 	if (rc) {
-		cell_fail(c, CELL_ERROR, "cannot start %s: %s", o->omp_path,
-			  strerror(rc));
-		close(fds[0]);
+		omp_call_fail(call, CELL_ERROR, "cannot start %s: %s", o->omp_path,
+			      strerror(rc));
+		close(out[0]);
+		close(err[0]);
 		return;
 	}
-	timed_out = read_runs(c, x, o, fds[0], expect_lib);
-	close(fds[0]);
+	timed_out = read_child(call, out[0], err[0]);
+	close(out[0]);
+	close(err[0]);
 	if (timed_out)
 		kill(pid, SIGKILL);
 	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	if (rc < 0)
-		cell_fail(c, CELL_ERROR, "waitpid: %s", strerror(errno));
-	else if (timed_out)
-		cell_fail(c, CELL_TIMEOUT, "a run took more than %.0f s (--timeout)",
-			  o->timeout);
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SKIP)
-		cell_fail(c, CELL_SKIPPED, "xsched-bench-omp has no OpenMP version");
-	else if (WIFEXITED(status) && WEXITSTATUS(status))
-		cell_fail(c, CELL_ERROR, "xsched-bench-omp exited with status %d",
-			  WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		cell_fail(c, CELL_ERROR, "xsched-bench-omp killed by signal %d (%s)",
-			  WTERMSIG(status), strsignal(WTERMSIG(status)));
+		omp_call_fail(call, CELL_ERROR, "waitpid: %s", strerror(errno));
+	else
+		child_status(call, status, timed_out);
+}
+
+/* A result line of a program: {"time_s":..,"checksum":"..",...}. */
+static void program_line(struct omp_call *call, const char *line, bool *stop)
+{
+	struct cell *c = (struct cell *)call->ctx;
+	const char *t = json_value(line, "time_s");
+	const char *s = json_value(line, "checksum");
+	char *tend, *send;
+	double time_s;
+	uint64_t sum;
+
+	if (!t || !s || *s != '"')
+		goto bad;
+	time_s = strtod(t, &tend);
+	sum = strtoull(s + 1, &send, 16);
+	if (tend == t || *send != '"')
+		goto bad;
+	call->lines++;
+	cell_record(c, call->prog, call->o, time_s, sum, stop);
+	return;
+bad:
+	omp_call_fail(call, CELL_ERROR, "cannot parse xsched-bench-omp output: %.200s",
+		      line);
+	*stop = true;
+}
+
+static void measure_omp(struct cell *c, struct program_run *x,
+			const struct options *o, const char *runtime)
+{
+	char n[32], threads[16], repeat[16], budget[32];
+	char *args[] = {
+		(char *)"--only", (char *)x->b->problem->name, (char *)"--n", n,
+		(char *)"--threads", threads, (char *)"--repeat", repeat,
+		(char *)"--budget", budget, NULL,
+	};
+	struct omp_call call = {
+		.o = o, .runtime = runtime, .args = args, .line = program_line,
+		.ctx = c, .prog = x,
+	};
+
+	snprintf(n, sizeof(n), "%ld", x->n);
+	snprintf(threads, sizeof(threads), "%d", c->threads);
+	snprintf(repeat, sizeof(repeat), "%ld", o->repeat);
+	snprintf(budget, sizeof(budget), "%.0f", o->budget);
+	omp_call_run(&call);
+	snprintf(c->lib, sizeof(c->lib), "%s", call.lib);
+	if (call.status != CELL_OK)
+		cell_fail(c, call.status, "%s", call.why);
 }
 
 void measure_libgomp(struct cell *c, struct program_run *x,
 		     const struct options *o)
 {
-	measure_omp(c, x, o, NULL, "libgomp");
+	measure_omp(c, x, o, "libgomp");
 }
 
 void measure_libomp(struct cell *c, struct program_run *x,
 		    const struct options *o)
 {
-	if (!o->libomp_path) {
-		cell_fail(c, CELL_SKIPPED, "%s", o->libomp_why);
-		return;
-	}
-	measure_omp(c, x, o, o->libomp_path, "libomp");
+	measure_omp(c, x, o, "libomp");
+}
+
+void measure_xgomp(struct cell *c, struct program_run *x,
+		   const struct options *o)
+{
+	measure_omp(c, x, o, "xgomp");
 }

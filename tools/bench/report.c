@@ -8,8 +8,10 @@
  *   Ts/Tp  serial over the runtime on p threads: speedup over serial;
  *   T1/Tp  the runtime on 1 thread over p threads: its own scaling;
  * then "xsched vs libgomp at P threads": T_other / T_xsched per program and
- * thread count, for libgomp, libomp and tbb (> 1: xsched is faster; ">r"
- * when the other runtime hit --timeout). With --dlb, xsched rows are
+ * thread count, for libgomp, libomp, tbb and xgomp (> 1: xsched is faster;
+ * ">r" when the other runtime hit --timeout), and "xgomp vs libgomp/libomp
+ * at P threads": T_other / T_xgomp for libgomp and libomp, the drop-in
+ * against the libraries it replaces. With --dlb, xsched rows are
  * xsched/<strategy>, and "xsched" in the ratios is the first strategy of
  * the list. The xsched counters and "DLB vs SLB" are in report_dlb.c.
  *
@@ -17,7 +19,8 @@
  *   bench, runtime, threads, n, status ("ok" | "skipped" | "timeout" |
  *   "error"),
  *   repeats, min_s, median_s, tasks, t1_ts, ts_tp, t1_tp (null when not
- *   measured or not applicable), lib (OpenMP runtimes), reason (not ok);
+ *   measured or not applicable), lib (OpenMP runtimes: the library that
+ *   served the calls), reason (not ok);
  *   xsched cells also dlb and counters (report_dlb.c).
  */
 #include <stdio.h>
@@ -189,6 +192,14 @@ static bool find_runtime(const struct cell *cells, int ncells, const char *rt)
 	return false;
 }
 
+static bool any_ok(const struct cell *cells, int ncells, const char *rt)
+{
+	for (int i = 0; i < ncells; i++)
+		if (!strcmp(cells[i].rt->name, rt) && cell_ok(&cells[i]))
+			return true;
+	return false;
+}
+
 /* ">12.3x": the other runtime hit --timeout, so it is at least this slow. */
 static const char *above(double ratio)
 {
@@ -198,20 +209,23 @@ static const char *above(double ratio)
 	return s;
 }
 
-void report_ratios(const struct options *o, const struct cell *cells,
-		   int ncells)
+/*
+ * One ratio block: a line per program and thread count with @base's cell,
+ * T_other / T_base for each runtime of @all that ran.
+ */
+static void ratio_block(const struct options *o, const struct cell *cells,
+			int ncells, const char *base, const char *const *all,
+			int nall, const char *title)
 {
-	static const char *const all[] = { "libgomp", "libomp", "tbb" };
-	const char *others[3];
+	const char *others[8];
 	int nothers = 0;
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < nall && nothers < 8; k++)
 		if (find_runtime(cells, ncells, all[k]))
 			others[nothers++] = all[k];
-	if (o->json || !nothers || !find_runtime(cells, ncells, "xsched"))
+	if (!nothers || !any_ok(cells, ncells, base))
 		return;
-	printf("\nxsched vs libgomp at P threads: T_other / T_xsched, min times "
-	       "(> 1: xsched is faster)\n  %-10s %7s", "bench", "P");
+	printf("\n%s\n  %-10s %7s", title, "bench", "P");
 	for (int k = 0; k < nothers; k++)
 		printf(" %9s", others[k]);
 	putchar('\n');
@@ -219,7 +233,7 @@ void report_ratios(const struct options *o, const struct cell *cells,
 		for (int t = 0; t < o->nthreads; t++) {
 			int p = o->threads[t];
 			const struct cell *xs = find_cell(cells, ncells, o->only[i],
-							  "xsched", -2, p);
+							  base, -2, p);
 
 			if (!xs)	/* the program did not get that far */
 				continue;
@@ -239,5 +253,23 @@ void report_ratios(const struct options *o, const struct cell *cells,
 			putchar('\n');
 		}
 	}
+}
+
+void report_ratios(const struct options *o, const struct cell *cells,
+		   int ncells)
+{
+	static const char *const vs_xsched[] = {
+		"libgomp", "libomp", "tbb", "xgomp",
+	};
+	static const char *const vs_xgomp[] = { "libgomp", "libomp" };
+
+	if (o->json)
+		return;
+	ratio_block(o, cells, ncells, "xsched", vs_xsched, 4,
+		    "xsched vs libgomp at P threads: T_other / T_xsched, min times "
+		    "(> 1: xsched is faster)");
+	ratio_block(o, cells, ncells, "xgomp", vs_xgomp, 2,
+		    "xgomp vs libgomp/libomp at P threads: T_other / T_xgomp, min "
+		    "times (> 1: the drop-in is faster)");
 	fflush(stdout);
 }

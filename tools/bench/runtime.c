@@ -166,6 +166,7 @@ const struct runtime runtimes[] = {
 	{ "tbb", true, measure_tbb, NULL },
 	{ "libgomp", true, measure_libgomp, NULL },
 	{ "libomp", true, measure_libomp, NULL },
+	{ "xgomp", true, measure_xgomp, NULL },
 };
 
 const int nruntimes = sizeof(runtimes) / sizeof(runtimes[0]);

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * micro.c - xsched-bench --micro: what the OpenMP runtimes charge for an
+ * empty parallel region, a barrier, and a task + taskwait round trip
+ * (micro.h), under libgomp, libomp and xgomp side by side, at every thread
+ * count of --threads. The loops run in xsched-bench-omp (micro_omp.c), one
+ * child per (operation, runtime, thread count), checked like the program
+ * cells (omp_child.c): a run served by another library is an error.
+ *
+ * For each operation and thread count the runtimes take turns; each cell
+ * is up to --repeat runs of --iters operations, within --budget seconds,
+ * and reports ns per operation of the fastest run (min) and the median
+ * run, and min over libgomp's min (< 1: cheaper than libgomp).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "driver.h"
+#include "micro.h"
+
+static const struct {
+	const char *name, *doc;
+} ops[] = {
+#define MICRO(name, doc) { #name, doc },
+	MICRO_OPS
+#undef MICRO
+};
+
+#define NOPS ((int)(sizeof(ops) / sizeof(ops[0])))
+#define NRT 3
+
+static const char *const rt_names[NRT] = { "libgomp", "libomp", "xgomp" };
+
+struct micro_cell {
+	enum cell_status status;
+	int reps;
+	double ns[1000];	/* per run, ns per operation */
+	double min_ns, median_ns;
+	char lib[256];
+	char why[512];
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* {"micro":..,"iters":K,"time_s":T,...}: one run. */
+static void micro_line(struct omp_call *call, const char *line, bool *stop)
+{
+	struct micro_cell *m = (struct micro_cell *)call->ctx;
+	const char *t = json_value(line, "time_s");
+	const char *k = json_value(line, "iters");
+	char *tend, *kend;
+	double time_s;
+	long iters;
+
+	*stop = false;
+	if (!t || !k)
+		goto bad;
+	time_s = strtod(t, &tend);
+	iters = strtol(k, &kend, 10);
+	if (tend == t || kend == k || iters < 1)
+		goto bad;
+	call->lines++;
+	if (m->reps >= call->o->repeat || m->reps >= 1000) {
+		omp_call_fail(call, CELL_ERROR, "more runs than the %ld asked for",
+			      call->o->repeat);
+		*stop = true;
+		return;
+	}
+	m->ns[m->reps++] = time_s * 1e9 / (double)iters;
+	return;
+bad:
+	omp_call_fail(call, CELL_ERROR, "cannot parse xsched-bench-omp output: %.200s",
+		      line);
+	*stop = true;
+}
+
+static void micro_measure(struct micro_cell *m, const struct options *o,
+			  const char *op, const char *rt, int threads)
+{
+	char thr[16], iters[32], repeat[16], budget[32];
+	char *args[] = {
+		(char *)"--micro", (char *)op, (char *)"--iters", iters,
+		(char *)"--threads", thr, (char *)"--repeat", repeat,
+		(char *)"--budget", budget, NULL,
+	};
+	struct omp_call call = {
+		.o = o, .runtime = rt, .args = args, .line = micro_line, .ctx = m,
+	};
+
+	memset(m, 0, sizeof(*m));
+	snprintf(thr, sizeof(thr), "%d", threads);
+	snprintf(iters, sizeof(iters), "%ld", o->iters);
+	snprintf(repeat, sizeof(repeat), "%ld", o->repeat);
+	snprintf(budget, sizeof(budget), "%.0f", o->budget);
+	omp_call_run(&call);
+	snprintf(m->lib, sizeof(m->lib), "%s", call.lib);
+	m->status = call.status;
+	if (m->status == CELL_OK && !m->reps) {
+		m->status = CELL_ERROR;
+		snprintf(call.why, sizeof(call.why), "no run completed");
+	}
+	if (m->status != CELL_OK) {
+		snprintf(m->why, sizeof(m->why), "%s", call.why);
+		return;
+	}
+	qsort(m->ns, (size_t)m->reps, sizeof(double), cmp_double);
+	m->min_ns = m->ns[0];
+	m->median_ns = m->reps % 2 ? m->ns[m->reps / 2] :
+		(m->ns[m->reps / 2 - 1] + m->ns[m->reps / 2]) / 2;
+}
+
+static void json_micro(const char *op, const char *rt, int threads,
+		       const struct options *o, const struct micro_cell *m,
+		       const struct micro_cell *gomp)
+{
+	static const char *const status[] = {
+		[CELL_OK] = "ok", [CELL_SKIPPED] = "skipped",
+		[CELL_TIMEOUT] = "timeout", [CELL_ERROR] = "error",
+	};
+	bool ok = m->status == CELL_OK;
+
+	printf("{\"micro\":\"%s\",\"runtime\":\"%s\",\"threads\":%d,"
+	       "\"iters\":%ld,\"status\":\"%s\",\"repeats\":%d", op, rt, threads,
+	       o->iters, status[m->status], ok ? m->reps : 0);
+	if (ok)
+		printf(",\"min_ns\":%.3f,\"median_ns\":%.3f", m->min_ns,
+		       m->median_ns);
+	else
+		printf(",\"min_ns\":null,\"median_ns\":null");
+	if (ok && gomp && gomp->status == CELL_OK)
+		printf(",\"vs_libgomp\":%.4f", m->min_ns / gomp->min_ns);
+	else
+		printf(",\"vs_libgomp\":null");
+	if (m->lib[0]) {
+		printf(",\"lib\":");
+		json_string(m->lib);
+	}
+	if (!ok) {
+		printf(",\"reason\":");
+		json_string(m->why);
+	}
+	printf("}\n");
+}
+
+#define MAX_NOTES 16
+
+/* The number of the footnote "@rt: @why", added if new (the last one is
+ * reused once there are MAX_NOTES). */
+static int note(char notes[][600], int *nnotes, const char *rt,
+		const char *why)
+{
+	char s[600];
+
+	snprintf(s, sizeof(s), "%s: %s", rt, why);
+	for (int j = 0; j < *nnotes; j++)
+		if (!strcmp(notes[j], s))
+			return j + 1;
+	if (*nnotes == MAX_NOTES)
+		return MAX_NOTES;
+	memcpy(notes[(*nnotes)++], s, sizeof(s));
+	return *nnotes;
+}
+
+int micro_run(const struct options *o)
+{
+	/* the reasons of cells that did not run, each printed once */
+	char notes[MAX_NOTES][600];
+	struct micro_cell *m;
+	bool sel[NRT];
+	int nnotes = 0, failed = 0;
+
+	for (int r = 0; r < NRT; r++)
+		for (int i = 0; i < nruntimes; i++)
+			if (!strcmp(runtimes[i].name, rt_names[r]))
+				sel[r] = o->runtimes & (1u << i);
+	if (!sel[0] && !sel[1] && !sel[2]) {
+		fprintf(stderr, PROG ": --micro measures libgomp, libomp and xgomp; "
+			"--runtime names none of them\n");
+		return 2;
+	}
+	m = calloc(NRT, sizeof(*m));
+	if (!m) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	if (!o->json) {
+		printf("xsched-bench --micro: OpenMP runtime overheads, ns per "
+		       "operation;\n  min of up to %ld runs of %ld operations "
+		       "(median in parentheses); x: min / libgomp's min "
+		       "(< 1: cheaper than libgomp)\n", o->repeat, o->iters);
+		for (int k = 0; k < NOPS; k++)
+			printf("  %-9s %s\n", ops[k].name, ops[k].doc);
+		printf("\n  %-9s %4s", "op", "P");
+		for (int r = 0; r < NRT; r++)
+			if (sel[r])
+				printf(" %22s", rt_names[r]);
+		for (int r = 1; r < NRT; r++)
+			if (sel[r] && sel[0])
+				printf(" %8s", rt_names[r]);
+		putchar('\n');
+		fflush(stdout);
+	}
+	for (int k = 0; k < NOPS; k++) {
+		for (int t = 0; t < o->nthreads; t++) {
+			int p = o->threads[t];
+
+			for (int r = 0; r < NRT; r++) {
+				m[r].status = CELL_SKIPPED;
+				if (sel[r])
+					micro_measure(&m[r], o, ops[k].name,
+						      rt_names[r], p);
+				failed |= sel[r] && m[r].status == CELL_ERROR;
+			}
+			if (o->json) {
+				for (int r = 0; r < NRT; r++)
+					if (sel[r])
+						json_micro(ops[k].name, rt_names[r],
+							   p, o, &m[r],
+							   sel[0] ? &m[0] : NULL);
+				fflush(stdout);
+				continue;
+			}
+			printf("  %-9s %4d", ops[k].name, p);
+			for (int r = 0; r < NRT; r++) {
+				char s[64];
+
+				if (!sel[r])
+					continue;
+				if (m[r].status == CELL_OK)
+					snprintf(s, sizeof(s), "%.1f (%.1f)",
+						 m[r].min_ns, m[r].median_ns);
+				else
+					snprintf(s, sizeof(s), "%s [%d]",
+						 m[r].status == CELL_SKIPPED ? "skipped" :
+						 m[r].status == CELL_TIMEOUT ? "timeout" :
+						 "ERROR",
+						 note(notes, &nnotes, rt_names[r],
+						      m[r].why));
+				printf(" %22s", s);
+			}
+			for (int r = 1; r < NRT; r++) {
+				if (!sel[r] || !sel[0])
+					continue;
+				if (m[r].status == CELL_OK && m[0].status == CELL_OK)
+					printf(" %7.2fx", m[r].min_ns / m[0].min_ns);
+				else
+					printf(" %8s", "-");
+			}
+			putchar('\n');
+			fflush(stdout);
+		}
+	}
+	for (int j = 0; !o->json && j < nnotes; j++)
+		printf("  [%d] %s\n", j + 1, notes[j]);
+	free(m);
+	return failed;
+}
