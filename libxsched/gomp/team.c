@@ -16,6 +16,7 @@
  * A region with one thread met inside another runs serialized on the
  * encountering thread, its tasks being children of the current xsched task.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,10 @@ uint32_t xg_team_size(void)
 	return xg_task_self()->team->nthreads;
 }
 
+/* Set once creating a runtime failed (the reason was printed then): later
+ * regions run with one thread without trying again. */
+static _Atomic bool xg_pool_failed;
+
 /* A runtime of @n workers not in use, marked busy; NULL if none can be
  * made (the region then runs with fewer threads). */
 static struct xg_pool_entry *xg_pool_take(uint32_t n)
@@ -117,6 +122,9 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 							    memory_order_relaxed))
 			return e;
 	}
+	/* Relaxed: a hint to stop retrying; a race only retries once more. */
+	if (xs_load_relaxed(&xg_pool_failed))
+		return NULL;
 	pthread_mutex_lock(&xg_pool_lock);
 	e = calloc(1, sizeof(*e));
 	if (e) {
@@ -127,6 +135,10 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 		e->rt = xs_runtime_create(n);
 		xs_self = saved;
 		if (!e->rt) {
+			xg_warn("cannot create an xsched runtime of %u workers (%s); "
+				"parallel regions run with one thread",
+				n, strerror(errno));
+			xs_store_relaxed(&xg_pool_failed, true);
 			free(e);
 			e = NULL;
 		}
@@ -140,6 +152,28 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 	}
 	pthread_mutex_unlock(&xg_pool_lock);
 	return e;
+}
+
+/*
+ * At exit (or unload): destroy the runtimes nobody is using, which prints
+ * their statistics (XSCHED_SHOW_STATS) and writes their profiles
+ * (XSCHED_PROFILE). One still running a region (exit() called inside it)
+ * is left alone.
+ */
+__attribute__((destructor)) static void xg_pool_destroy(void)
+{
+	struct xg_pool_entry *e = xs_load_acquire(&xg_pool);
+
+	for (; e; e = e->next) {
+		bool idle = false;
+
+		if (atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
+							    memory_order_acquire,
+							    memory_order_relaxed)) {
+			xs_runtime_destroy(e->rt);
+			e->rt = NULL;
+		}
+	}
 }
 
 static void xg_pool_put(struct xg_pool_entry *e)
@@ -185,6 +219,8 @@ static void xg_team_reset(struct xg_team *team)
 		xs_store_relaxed(&ws->ready, 0);
 		xs_store_relaxed(&ws->arrived, 0);
 		xs_store_relaxed(&ws->left, 0);
+		ws->doacross = NULL; /* a serialized team's ring is on a stack */
+		ws->mem = NULL;
 	}
 }
 
@@ -220,7 +256,6 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	if (n > 1 || !r->outer)
 		r->entry = xg_pool_take(n);
 	if (!r->entry && n > 1) {
-		xg_warn("cannot start a team of %u threads; this region runs with one", n);
 		n = 1;
 		if (!r->outer)
 			r->entry = xg_pool_take(1);

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xsched-run - run an unmodified OpenMP program (gcc -fopenmp) on xsched.
+ *
+ *   xsched-run [options] [--] PROGRAM [ARGS...]
+ *
+ * It puts the libgomp drop-in (libxsched-gomp.so.1) first in LD_PRELOAD,
+ * turns its options into OMP_* and XSCHED_* variables, and execs PROGRAM.
+ * Values are checked here against the library's own options table, so a
+ * bad one is named before the program starts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+
+static void usage(FILE *out)
+{
+	fputs("usage: xsched-run [options] [--] PROGRAM [ARGS...]\n"
+	      "Run an OpenMP program (gcc -fopenmp) on xsched's libgomp drop-in.\n"
+	      "\n"
+	      "  -n, --threads N       threads of a parallel region (OMP_NUM_THREADS)\n"
+	      "      --dlb S           load balancing: slb, ws, rp, auto (XSCHED_DLB)\n"
+	      "      --push P          where tasks go: auto, rr, local (XSCHED_PUSH)\n"
+	      "      --bind B          worker placement: none, compact, scatter (XSCHED_BIND)\n"
+	      "      --stats           print xsched's counters at exit (XSCHED_SHOW_STATS=1)\n"
+	      "      --profile FILE    write a Chrome trace of the run (XSCHED_PROFILE)\n"
+	      "      --lib PATH        the drop-in to preload (default: found next to\n"
+	      "                        xsched-run, or in ../lib/xsched and ../lib)\n"
+	      "  -v, --verbose         print what is set before running PROGRAM\n"
+	      "  -h, --help            this text\n"
+	      "\n"
+	      "Other XSCHED_* and OMP_* variables in the environment are passed on;\n"
+	      "xsched-options lists the XSCHED_* ones.\n",
+	      out);
+}
+
+/* Set XSCHED_<name> to @value if it is one of the option's choices. */
+static int set_choice(const char *var, const char *value)
+{
+	int64_t min, max;
+	char choices[256] = "";
+
+	if (xs_option_range(var, &min, &max))
+		return -1;
+	for (int64_t v = min; v <= max; v++) {
+		const char *c = xs_option_choice(var, v);
+
+		if (!strcmp(c, value))
+			return setenv(var, value, 1);
+		snprintf(choices + strlen(choices), sizeof(choices) - strlen(choices), "%s%s",
+			 v > min ? ", " : "", c);
+	}
+	fprintf(stderr, "xsched-run: %s: '%s' is not one of %s\n", var, value, choices);
+	return -1;
+}
+
+/* The drop-in: next to this executable, or in ../lib/xsched, ../lib. */
+static int find_lib(char *path, size_t size)
+{
+	static const char *const rel[] = { "libxsched-gomp.so.1", "../lib/xsched/libxsched-gomp.so.1",
+					   "../lib/libxsched-gomp.so.1" };
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	slash[1] = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		if (snprintf(path, size, "%s%s", self, rel[i]) >= (int)size)
+			continue;
+		if (!access(path, R_OK))
+			return 0;
+	}
+	return -1;
+}
+
+static int set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *value;
+	int ret;
+
+	if (access(lib, R_OK)) {
+		fprintf(stderr, "xsched-run: --lib %s: %s\n", lib, strerror(errno));
+		return -1;
+	}
+	if (strchr(lib, ' ') || strchr(lib, ':')) {
+		fprintf(stderr, "xsched-run: --lib %s: LD_PRELOAD cannot hold a path with ' ' or ':'\n",
+			lib);
+		return -1;
+	}
+	if (old && *old) {
+		if (asprintf(&value, "%s %s", lib, old) < 0)
+			return -1;
+	} else {
+		value = strdup(lib);
+	}
+	if (!value)
+		return -1;
+	ret = setenv("LD_PRELOAD", value, 1);
+	free(value);
+	return ret;
+}
+
+static int parse_threads(const char *s)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || end == s || n < 1 || n > 65536) {
+		fprintf(stderr, "xsched-run: --threads '%s': expected a number in 1..65536\n", s);
+		return -1;
+	}
+	return setenv("OMP_NUM_THREADS", s, 1);
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_DLB = 256, OPT_PUSH, OPT_BIND, OPT_STATS, OPT_PROFILE, OPT_LIB };
+	static const struct option longopts[] = {
+		{ "threads", required_argument, NULL, 'n' },
+		{ "dlb", required_argument, NULL, OPT_DLB },
+		{ "push", required_argument, NULL, OPT_PUSH },
+		{ "bind", required_argument, NULL, OPT_BIND },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "lib", required_argument, NULL, OPT_LIB },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const shown[] = { "LD_PRELOAD", "OMP_NUM_THREADS", "XSCHED_DLB",
+					     "XSCHED_PUSH", "XSCHED_BIND", "XSCHED_SHOW_STATS",
+					     "XSCHED_PROFILE" };
+	char libpath[PATH_MAX];
+	const char *lib = NULL;
+	bool verbose = false;
+	int c, bad = 0;
+
+	/* '+': stop at the first non-option, the program. */
+	while ((c = getopt_long(argc, argv, "+n:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': bad |= parse_threads(optarg); break;
+		case OPT_DLB: bad |= set_choice("XSCHED_DLB", optarg); break;
+		case OPT_PUSH: bad |= set_choice("XSCHED_PUSH", optarg); break;
+		case OPT_BIND: bad |= set_choice("XSCHED_BIND", optarg); break;
+		case OPT_STATS: bad |= setenv("XSCHED_SHOW_STATS", "1", 1); break;
+		case OPT_PROFILE:
+			if (!*optarg) {
+				fprintf(stderr, "xsched-run: --profile needs a file name\n");
+				bad = -1;
+			} else {
+				bad |= setenv("XSCHED_PROFILE", optarg, 1);
+			}
+			break;
+		case OPT_LIB: lib = optarg; break;
+		case 'v': verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (bad)
+		return 2;
+	if (optind >= argc) {
+		fprintf(stderr, "xsched-run: no program to run\n");
+		usage(stderr);
+		return 2;
+	}
+	if (!lib) {
+		if (find_lib(libpath, sizeof(libpath))) {
+			fprintf(stderr, "xsched-run: libxsched-gomp.so.1 not found next to xsched-run "
+					"or in ../lib/xsched, ../lib (pass --lib PATH)\n");
+			return 2;
+		}
+		lib = libpath;
+	}
+	if (set_preload(lib))
+		return 2;
+	if (verbose)
+		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+			if (getenv(shown[i]))
+				fprintf(stderr, "xsched-run: %s=%s\n", shown[i], getenv(shown[i]));
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "xsched-run: %s: %s\n", argv[optind], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
