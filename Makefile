@@ -242,6 +242,7 @@ $(KSELFTEST_HDR):
 # built whenever nvcc is found, its GPU tests skip without a GPU.
 
 -include libxsched/cuda/cuda.mk
+-include daemon/daemon.mk
 
 # ---------------------------------------------------------------------------
 # Targets
@@ -250,7 +251,7 @@ $(KSELFTEST_HDR):
 .PHONY: all lib tools tests kselftest bench run check check-concurrency deps \
 	readme-options clean help FORCE
 
-all: lib tools $(bench-programs) cuda
+all: lib tools $(bench-programs) cuda daemon
 
 all lib tools tests kselftest:
 	@:
@@ -261,7 +262,7 @@ lib: $(lib-files) $(gomp-files)
 
 tools: $(tool-programs)
 
-tests: $(test-programs) cuda-tests
+tests: $(test-programs) cuda-tests daemon-tests
 
 bench: all $(O)/xsched-bench
 	$(O)/xsched-bench $(BENCH_ARGS)

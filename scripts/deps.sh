@@ -17,6 +17,11 @@ PACKAGES=(
 	linux-source-6.1  # tools/testing/selftests/kselftest_harness.h
 	xz-utils          # to unpack linux-source
 	r-cran-matrix     # .mtx test matrices (tests/cuda-*, xsched-spmv-bench)
+	libbpf-dev        # xschedd: BPF skeletons load and attach through libbpf
+	bpftool           # vmlinux.h from the kernel's BTF, BPF skeletons
+	liburing-dev      # xschedd: its one io_uring event loop
+	libcap-dev        # xschedd: drops every capability it no longer needs
+	systemd           # systemd-analyze verify of packaging/xschedd.service
 )
 
 if ! command -v dpkg-query >/dev/null; then

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - xschedd: start-up in a straight line, then one io_uring loop.
+ *
+ *   options -> topology and static victim table -> BPF (or degraded mode)
+ *   -> runtime directory, state file, socket -> drop capabilities -> loop
+ *
+ * The loop waits on four kinds of completion, each re-armed when it fires:
+ * the tick (a timerfd read), signals (a signalfd read: TERM and INT end the
+ * loop, HUP re-reads the settings), the listening socket (accept) and each
+ * client (a receive of one request). Exit removes what was published.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "xschedd.h"
+
+/* user_data of a completion: a tag in the low bits of a pointer or 0 */
+enum { XSD_EV_TICK = 1, XSD_EV_SIGNAL = 2, XSD_EV_ACCEPT = 3, XSD_EV_CLIENT = 0 };
+#define XSD_EV_MASK 7u
+
+struct xsd_loop {
+	struct io_uring ring;
+	int timer_fd, signal_fd;
+	uint64_t timer_buf;
+	struct signalfd_siginfo sig_buf;
+	bool stop;
+};
+
+static struct io_uring_sqe *xsd_sqe(struct xsd_loop *l)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&l->ring);
+
+	if (!sqe) { /* the ring is full: hand what we have to the kernel */
+		io_uring_submit(&l->ring);
+		sqe = io_uring_get_sqe(&l->ring);
+	}
+	return sqe;
+}
+
+static void xsd_arm_read(struct xsd_loop *l, int fd, void *buf, unsigned int len,
+			 uint64_t tag)
+{
+	struct io_uring_sqe *sqe = xsd_sqe(l);
+
+	io_uring_prep_read(sqe, fd, buf, len, 0);
+	io_uring_sqe_set_data64(sqe, tag);
+}
+
+static void xsd_arm_accept(struct xsd_loop *l, struct xsd *d)
+{
+	struct io_uring_sqe *sqe = xsd_sqe(l);
+
+	io_uring_prep_accept(sqe, d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	io_uring_sqe_set_data64(sqe, XSD_EV_ACCEPT);
+}
+
+static void xsd_arm_client(struct xsd_loop *l, struct xsd_client *c)
+{
+	struct io_uring_sqe *sqe = xsd_sqe(l);
+	size_t len;
+	void *buf = xsd_client_buf(c, &len);
+
+	io_uring_prep_recv(sqe, xsd_client_fd(c), buf, len, 0);
+	io_uring_sqe_set_data(sqe, c); /* malloc'd: low bits are 0 */
+}
+
+static int xsd_timer_set(struct xsd_loop *l, const struct xsd *d)
+{
+	struct itimerspec its = { 0 };
+	uint64_t ns = (uint64_t)d->opt.tick_ms * 1000000u;
+
+	its.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+	its.it_interval.tv_nsec = (long)(ns % 1000000000u);
+	its.it_value = its.it_interval;
+	return timerfd_settime(l->timer_fd, 0, &its, NULL) ? -errno : 0;
+}
+
+static void xsd_tick(struct xsd *d)
+{
+	uint64_t now = xsd_now_ns();
+	uint32_t *load = malloc(d->topo->ncpus * sizeof(*load));
+
+	xsd_sample_tick(d, now);
+	if (load) {
+		for (uint32_t i = 0; i < d->topo->ncpus; i++)
+			load[i] = d->cpu[i].foreign;
+		xsd_victims_reweight(d->base, load, d->load_level, d->rows);
+		free(load);
+	}
+	if (++d->ticks % (1000 / (uint64_t)d->opt.tick_ms + 1) == 0)
+		xsd_clients_reap_dead_tids(d);
+	xsd_state_publish(d, xsd_now_ns());
+}
+
+/* HUP: settings that can change while running are taken, the others
+ * need a restart and are reported. */
+static void xsd_reload(struct xsd *d, struct xsd_loop *l)
+{
+	struct xsd_options o;
+
+	if (xsd_options_load(&d->cl, &o)) {
+		xsd_log("SIGHUP: settings not changed (errors above)\n");
+		return;
+	}
+	if (strcmp(o.runtime_dir, d->opt.runtime_dir) || o.slots != d->opt.slots ||
+	    o.bpf != d->opt.bpf || strcmp(o.sysfs_root, d->opt.sysfs_root) ||
+	    o.socket_mode != d->opt.socket_mode)
+		xsd_log("SIGHUP: XSCHEDD_RUNTIME_DIR, _SLOTS, _BPF, _SOCKET_MODE and "
+			"_SYSFS_ROOT change only on restart\n");
+	d->opt.tick_ms = o.tick_ms;
+	d->opt.decay = o.decay;
+	d->opt.client_slots = o.client_slots;
+	d->opt.max_clients = o.max_clients;
+	d->opt.verbose = o.verbose;
+	xsd_timer_set(l, d);
+	xsd_log("SIGHUP: settings re-read (tick %lld ms, decay %lld%%, %lld slots per "
+		"client)\n", (long long)o.tick_ms, (long long)o.decay,
+		(long long)o.client_slots);
+}
+
+static int xsd_loop_run(struct xsd *d, struct xsd_loop *l)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	xsd_arm_read(l, l->timer_fd, &l->timer_buf, sizeof(l->timer_buf), XSD_EV_TICK);
+	xsd_arm_read(l, l->signal_fd, &l->sig_buf, sizeof(l->sig_buf), XSD_EV_SIGNAL);
+	xsd_arm_accept(l, d);
+	while (!l->stop) {
+		ret = io_uring_submit_and_wait(&l->ring, 1);
+		if (ret < 0 && ret != -EINTR) {
+			xsd_log("io_uring: %s\n", strerror(-ret));
+			return ret;
+		}
+		while (io_uring_peek_cqe(&l->ring, &cqe) == 0) {
+			uint64_t tag = io_uring_cqe_get_data64(cqe);
+			int res = cqe->res;
+
+			io_uring_cqe_seen(&l->ring, cqe);
+			switch (tag & XSD_EV_MASK ? tag : XSD_EV_CLIENT) {
+			case XSD_EV_TICK:
+				xsd_tick(d);
+				xsd_arm_read(l, l->timer_fd, &l->timer_buf,
+					     sizeof(l->timer_buf), XSD_EV_TICK);
+				break;
+			case XSD_EV_SIGNAL:
+				if (res == sizeof(l->sig_buf)) {
+					if (l->sig_buf.ssi_signo == SIGHUP) {
+						xsd_reload(d, l);
+					} else {
+						xsd_log("%s: exiting\n",
+							strsignal((int)l->sig_buf.ssi_signo));
+						l->stop = true;
+					}
+				}
+				xsd_arm_read(l, l->signal_fd, &l->sig_buf,
+					     sizeof(l->sig_buf), XSD_EV_SIGNAL);
+				break;
+			case XSD_EV_ACCEPT:
+				if (res >= 0) {
+					struct xsd_client *c = xsd_client_new(d, res);
+
+					if (c)
+						xsd_arm_client(l, c);
+				} else if (res != -EINTR && res != -ECONNABORTED) {
+					xsd_log("accept: %s\n", strerror(-res));
+				}
+				xsd_arm_accept(l, d);
+				break;
+			default: {
+				struct xsd_client *c = (struct xsd_client *)(uintptr_t)tag;
+
+				if (xsd_client_input(d, c, res) == 0)
+					xsd_arm_client(l, c);
+				break;
+			}
+			}
+		}
+	}
+	return 0;
+}
+
+static int xsd_runtime_dir(struct xsd *d)
+{
+	struct stat st;
+
+	if (!mkdir(d->opt.runtime_dir, 0755)) {
+		d->created_dir = true;
+		return 0;
+	}
+	if (errno == EEXIST && !stat(d->opt.runtime_dir, &st) && S_ISDIR(st.st_mode))
+		return 0;
+	xsd_log("XSCHEDD_RUNTIME_DIR=\"%s\": %s\n", d->opt.runtime_dir,
+		errno == EEXIST ? "exists and is not a directory" : strerror(errno));
+	return -ENOTDIR;
+}
+
+int main(int argc, char **argv)
+{
+	struct xsd d = { .state_fd = -1, .state_ro_fd = -1, .workers_fd = -1,
+			 .workers_ro_fd = -1, .listen_fd = -1 };
+	struct xsd_loop l = { .timer_fd = -1, .signal_fd = -1 };
+	bool ring = false;
+	sigset_t mask;
+	char path[PATH_MAX + sizeof(XS_ABI_SOCKET_FILE) + 1];
+	int ret;
+
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	ret = xsd_cmdline_parse(argc, argv, &d.cl);
+	if (ret)
+		return ret > 0 ? 0 : 2;
+	if (xsd_options_load(&d.cl, &d.opt))
+		return 2;
+	if (d.opt.verbose)
+		xsd_options_dump(&d.opt);
+	d.nslots = (uint32_t)d.opt.slots;
+
+	d.topo = xs_topology_load(*d.opt.sysfs_root ? d.opt.sysfs_root : NULL);
+	d.base = d.topo ? xs_victim_table_build(d.topo) : NULL;
+	d.owner = calloc(d.nslots, sizeof(*d.owner));
+	if (!d.topo || !d.base || !d.owner) {
+		xsd_log("topology: %s\n", strerror(errno));
+		ret = -ENOMEM;
+		goto out;
+	}
+	d.rows = calloc((size_t)d.base->ncpus * (d.base->row_len ? d.base->row_len : 1),
+			sizeof(*d.rows));
+	d.load_level = malloc(d.topo->ncpus);
+	ret = d.rows && d.load_level ? xsd_sample_init(&d) : -ENOMEM;
+	if (ret)
+		goto out;
+	memset(d.load_level, 0xff, d.topo->ncpus);
+	if (d.base->row_len) /* the static table until the first tick */
+		memcpy(d.rows, d.base->victims,
+		       (size_t)d.base->ncpus * d.base->row_len * sizeof(*d.rows));
+
+	ret = -1;
+	if (d.opt.bpf != XSD_BPF_OFF)
+		ret = xsd_bpf_start(&d);
+	if (ret && d.opt.bpf == XSD_BPF_ON) {
+		xsd_log("XSCHEDD_BPF=on but the BPF programs did not load: exiting\n");
+		goto out;
+	}
+	d.mode = ret ? XS_ABI_MODE_DEGRADED : XS_ABI_MODE_BPF;
+	if (d.mode == XS_ABI_MODE_DEGRADED)
+		xsd_log("degraded mode: %s; load from /proc/stat and /proc/schedstat, "
+			"worker state from /proc every tick\n",
+			d.opt.bpf == XSD_BPF_OFF ? "XSCHEDD_BPF=off" : "no BPF");
+
+	ret = xsd_runtime_dir(&d);
+	if (!ret && d.mode == XS_ABI_MODE_DEGRADED)
+		ret = xsd_workers_file_create(&d);
+	if (!ret)
+		ret = xsd_state_create(&d);
+	if (!ret)
+		ret = xsd_socket_open(&d);
+	if (ret)
+		goto out;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	l.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	l.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (l.signal_fd < 0 || l.timer_fd < 0 || xsd_timer_set(&l, &d)) {
+		ret = -errno;
+		xsd_log("signalfd/timerfd: %s\n", strerror(errno));
+		goto out;
+	}
+	ret = io_uring_queue_init(256, &l.ring, 0);
+	if (ret) {
+		xsd_log("io_uring: %s\n", strerror(-ret));
+		goto out;
+	}
+	ring = true;
+
+	ret = xsd_caps_drop(d.mode == XS_ABI_MODE_BPF);
+	if (ret)
+		goto out;
+	xsd_log("publishing %s/%s every %lld ms (%s mode, %u CPUs, %u nodes, %u slots)\n",
+		d.opt.runtime_dir, XS_ABI_STATE_FILE, (long long)d.opt.tick_ms,
+		d.mode == XS_ABI_MODE_BPF ? "BPF" : "degraded", d.topo->ncpus, d.topo->nnodes,
+		d.nslots);
+	if (!d.cl.foreground && daemon(1, 1)) {
+		ret = -errno;
+		goto out;
+	}
+	ret = xsd_loop_run(&d, &l);
+
+out:
+	if (ring)
+		io_uring_queue_exit(&l.ring);
+	xsd_client_close_all(&d);
+	if (d.listen_fd >= 0) {
+		close(d.listen_fd);
+		snprintf(path, sizeof(path), "%s/%s", d.opt.runtime_dir, XS_ABI_SOCKET_FILE);
+		unlink(path);
+	}
+	xsd_state_remove(&d);
+	if (d.created_dir)
+		rmdir(d.opt.runtime_dir);
+	xsd_bpf_stop(&d);
+	if (l.timer_fd >= 0)
+		close(l.timer_fd);
+	if (l.signal_fd >= 0)
+		close(l.signal_fd);
+	free(d.cpu);
+	free(d.rows);
+	free(d.load_level);
+	free(d.owner);
+	xs_victim_table_free(d.base);
+	xs_topology_free(d.topo);
+	return ret ? 1 : 0;
+}

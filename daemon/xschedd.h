@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xschedd.h - the daemon's modules and the state they share (internal).
+ *
+ *   main.c       straight-line start-up, the io_uring event loop, exit
+ *   options.c    the options table: command line, env file, environment
+ *   bpf.c        load, configure and attach bpf/xsched.bpf.c; the registry
+ *   sample.c     per-tick load, run-queue latency, node memory (BPF or /proc)
+ *   reweight.c   victim tables re-weighted by load (busy CPUs sink)
+ *   state.c      the published state file and its seqlock
+ *   clients.c    the Unix-socket protocol, slot quotas and reclaim
+ *   caps.c       dropping the capabilities start-up needed
+ *
+ * Functions return >= 0 or -errno; every failure is logged where it is
+ * detected, naming the file, setting or client.
+ */
+#ifndef XSCHED_DAEMON_H
+#define XSCHED_DAEMON_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "xsched/abi.h"
+#include "topology.h"
+
+#define XSD_DEFAULT_ENV_FILE "/etc/default/xschedd"
+
+enum xsd_bpf_mode { XSD_BPF_AUTO, XSD_BPF_ON, XSD_BPF_OFF };
+
+struct xsd_options {
+	char runtime_dir[PATH_MAX];
+	char sysfs_root[PATH_MAX]; /* "" = the real machine */
+	int64_t tick_ms;
+	int64_t decay;             /* percent weight of the newest sample */
+	int64_t slots;             /* worker slots in all */
+	int64_t client_slots;      /* worker slots per client */
+	int64_t max_clients;
+	int64_t socket_mode;
+	int64_t bpf;               /* enum xsd_bpf_mode */
+	int64_t verbose;
+};
+
+struct xsd_cmdline {
+	bool foreground;
+	char env_file[PATH_MAX];
+	bool env_file_given;       /* --env-file: a missing file is an error */
+	int argc;                  /* the options given, re-applied on HUP */
+	char **argv;
+};
+
+/* options.c */
+int xsd_cmdline_parse(int argc, char **argv, struct xsd_cmdline *cl);
+/* defaults < env file < XSCHEDD_* environment < command line */
+int xsd_options_load(const struct xsd_cmdline *cl, struct xsd_options *opt);
+void xsd_options_dump(const struct xsd_options *opt);
+void xsd_usage(FILE *f);
+
+/* Per-CPU measurement, by CPU index (topology order). */
+struct xsd_cpu_sample {
+	uint64_t total[3];         /* idle, worker, other (ns, or clock ticks) */
+	uint64_t rq_lat_ns, rq_lat_count;
+	uint64_t switches, migrations;
+	uint32_t foreign, worker, idle, rq_us; /* decayed, permille / us */
+	bool primed;
+};
+
+struct xsd_client;
+
+struct xsd {
+	struct xsd_options opt;
+	struct xsd_cmdline cl;
+	struct xs_topology *topo;
+	struct xs_victim_table *base;   /* topology order, static weights */
+	struct xsd_bpf *bpf;            /* NULL in degraded mode */
+	uint32_t mode;                  /* XS_ABI_MODE_* */
+	uint32_t nslots;
+	bool created_dir;
+	/* state file: rw mapping here, O_RDONLY fd for clients */
+	int state_fd, state_ro_fd;
+	struct xs_abi_header *state;
+	size_t state_size;
+	/* worker slots: the frozen BPF map (mapped read-only; written via
+	 * xsd_bpf_slot_set()) or the degraded-mode file (mapped rw) */
+	int workers_fd, workers_ro_fd;
+	struct xs_abi_worker *workers;
+	size_t workers_size;
+	struct xsd_client **owner;      /* owner[slot], NULL = free */
+	uint32_t used_slots;
+	/* sampling */
+	struct xsd_cpu_sample *cpu;
+	uint64_t last_tick_ns;
+	uint8_t *load_level;            /* reweight.c: level the rows were built at */
+	struct xs_abi_victim *rows;     /* current load-weighted rows */
+	/* clients */
+	int listen_fd;
+	struct xsd_client *clients;     /* every connected client */
+	uint32_t nclients;
+	uint64_t ticks;
+};
+
+/* bpf.c */
+int xsd_bpf_start(struct xsd *d);    /* open, size, load, attach; maps */
+void xsd_bpf_stop(struct xsd *d);
+int xsd_bpf_register(struct xsd *d, uint32_t tid, uint32_t slot);
+/* Write slot @slot (tid, pid, state, cpu of @w) through the xs_slot_set
+ * program; @if_unknown: only state and cpu, only if still UNKNOWN. */
+int xsd_bpf_slot_set(struct xsd *d, uint32_t slot, const struct xs_abi_worker *w,
+		     bool if_unknown);
+int xsd_bpf_unregister(struct xsd *d, uint32_t tid);
+/* Copy CPU @cpu's counters (consistent copy, bounded retries). */
+int xsd_bpf_read_cpu(struct xsd *d, uint32_t cpu, uint64_t now_ns,
+		     struct xsd_cpu_sample *raw);
+void xsd_bpf_numa_events(struct xsd *d, uint64_t out[4]);
+bool xsd_bpf_numa_attached(const struct xsd *d);
+
+/* sample.c */
+int xsd_sample_init(struct xsd *d);
+void xsd_sample_tick(struct xsd *d, uint64_t now_ns);
+uint64_t xsd_now_ns(void);
+/* From /proc/PID/task/TID/stat: CPU time (ticks), state letter, last CPU. */
+int xsd_task_stat(uint32_t pid, uint32_t tid, uint64_t *ticks, char *state, uint32_t *cpu);
+
+/* reweight.c */
+/* Rows of @base re-weighted by @load (permille per CPU index) into @out
+ * (ncpus * row_len entries); a row is rebuilt only when the load level of
+ * a CPU changed since @level was recorded (level[] is ncpus bytes, 0xff =
+ * never built). */
+void xsd_victims_reweight(const struct xs_victim_table *base, const uint32_t *load,
+			  uint8_t *level, struct xs_abi_victim *out);
+/* The weight a victim of static weight @w gets at load @permille. */
+uint16_t xsd_victim_weight(uint16_t w, uint32_t permille);
+
+/* state.c */
+int xsd_state_create(struct xsd *d);
+int xsd_workers_file_create(struct xsd *d);  /* degraded mode */
+void xsd_state_publish(struct xsd *d, uint64_t now_ns);
+void xsd_state_remove(struct xsd *d);
+
+/* clients.c */
+int xsd_socket_open(struct xsd *d);
+struct xsd_client *xsd_client_new(struct xsd *d, int fd);
+/* Handle @n bytes received in the client's buffer (n <= 0: gone).
+ * Returns 0 to keep reading, < 0 when the client was closed and freed. */
+int xsd_client_input(struct xsd *d, struct xsd_client *c, int n);
+void *xsd_client_buf(struct xsd_client *c, size_t *len);
+int xsd_client_fd(const struct xsd_client *c);
+void xsd_clients_reap_dead_tids(struct xsd *d);
+void xsd_client_close_all(struct xsd *d);
+
+/* caps.c */
+int xsd_caps_drop(bool keep_bpf);
+
+/* logging: "xschedd: ..." on stderr (the journal under systemd) */
+void xsd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* XSCHED_DAEMON_H */

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/*
+ * 10^5 random, truncated and oversized messages: each malformed one gets an
+ * XS_ABI_ERROR reply and a closed connection; the daemon stays up and keeps
+ * serving a well-behaved client that connected before the storm (HELLO,
+ * REGISTER, UNREGISTER between batches and after).
+ */
+#include <poll.h>
+
+#include "kselftest_harness.h"
+#include "xschedd-test.h"
+
+#define NMSGS 100000
+#define INFLIGHT 32
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* One bad message into @buf; returns its length. Kinds: truncated valid
+ * prefix, oversized, right size with random bytes, right size with a
+ * valid header but a bad field. */
+static size_t make_bad(unsigned char *buf, size_t cap)
+{
+	struct xs_abi_request q;
+	size_t len;
+
+	memset(&q, 0, sizeof(q));
+	q.magic = XS_ABI_MSG_MAGIC;
+	q.version = XS_ABI_MSG_VERSION;
+	q.type = XS_ABI_REGISTER;
+	q.size = sizeof(q);
+	switch (next() % 4) {
+	case 0:
+		/* 1..143 bytes; an empty SEQPACKET record reads as a hang-up */
+		len = 1 + next() % (sizeof(q) - 1);
+		memcpy(buf, &q, len);
+		return len;
+	case 1:
+		len = sizeof(q) + 1 + next() % (cap - sizeof(q) - 1);
+		for (size_t i = 0; i < len; i++)
+			buf[i] = (unsigned char)next();
+		memcpy(buf, &q, sizeof(q));
+		return len;
+	case 2:
+		for (size_t i = 0; i < sizeof(q); i++)
+			buf[i] = (unsigned char)next();
+		return sizeof(q);
+	default:
+		switch (next() % 5) {
+		case 0: q.magic ^= 1u << (next() % 32); break;
+		case 1: q.version = (uint16_t)(2 + next() % 100); break;
+		case 2: q.size = (uint32_t)next(); if (q.size == sizeof(q)) q.size++; break;
+		case 3: q.count = XS_ABI_MAX_TIDS + 1 + (uint32_t)(next() % 1000); break;
+		default: q.type = (uint16_t)(4 + next() % 1000); break;
+		}
+		memcpy(buf, &q, sizeof(q));
+		return sizeof(q);
+	}
+}
+
+static int well_behaved(int fd, uint32_t tid)
+{
+	struct xs_abi_reply r;
+	int fds[2] = { -1, -1 };
+
+	if (xsd_test_call(fd, XS_ABI_HELLO, NULL, 0, &r, fds))
+		return -1;
+	close(fds[0]);
+	close(fds[1]);
+	if (xsd_test_call(fd, XS_ABI_REGISTER, &tid, 1, &r, NULL) || r.slots[0] == UINT32_MAX)
+		return -2;
+	if (xsd_test_call(fd, XS_ABI_UNREGISTER, &tid, 1, &r, NULL))
+		return -3;
+	return 0;
+}
+
+TEST(random_truncated_oversized_messages)
+{
+	const char *why = xsd_test_no_bpf_why();
+	unsigned char buf[1024];
+	struct xs_abi_reply r;
+	struct xsd_test t;
+	uint64_t errors = 0, closed = 0, t0;
+	int good, status;
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, xsd_test_start(&t, "--max-clients", "256"));
+	good = xsd_test_connect(&t);
+	ASSERT_LE(0, good);
+	ASSERT_EQ(0, well_behaved(good, xsd_test_gettid()));
+
+	t0 = xsd_test_now_ns();
+	for (int sent = 0; sent < NMSGS;) {
+		int fds[INFLIGHT], n = 0;
+
+		for (; n < INFLIGHT && sent < NMSGS; n++, sent++) {
+			size_t len = make_bad(buf, sizeof(buf));
+
+			fds[n] = xsd_test_connect(&t);
+			ASSERT_LE(0, fds[n]);
+			ASSERT_EQ((ssize_t)len, send(fds[n], buf, len, MSG_NOSIGNAL));
+		}
+		for (int i = 0; i < n; i++) {
+			struct pollfd p = { fds[i], POLLIN, 0 };
+			int got;
+
+			/* the error reply, then end of file */
+			ASSERT_EQ(1, poll(&p, 1, 5000));
+			got = xsd_test_recv(fds[i], &r, NULL);
+			if (got == sizeof(r) && r.type == XS_ABI_ERROR && r.status < 0)
+				errors++;
+			if (recv(fds[i], buf, sizeof(buf), 0) == 0)
+				closed++;
+			close(fds[i]);
+		}
+		if (sent % 10000 == 0)
+			ASSERT_EQ(0, well_behaved(good, xsd_test_gettid()));
+	}
+	printf("# %d bad messages in %.2f s: %llu error replies, %llu closed\n", NMSGS,
+	       (double)(xsd_test_now_ns() - t0) / 1e9, (unsigned long long)errors,
+	       (unsigned long long)closed);
+	EXPECT_EQ(NMSGS, errors);
+	EXPECT_EQ(NMSGS, closed);
+	EXPECT_EQ(0, waitpid(t.pid, &status, WNOHANG));
+	EXPECT_EQ(0, well_behaved(good, xsd_test_gettid()));
+	close(good);
+	EXPECT_EQ(0, xsd_test_stop(&t)) xsd_test_dump_log(&t);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xschedd-test.h - what the tests/xschedd-*.c programs share: start the
+ * real daemon (build/xschedd) in a temporary runtime directory, talk its
+ * protocol, map its state read-only and copy it under the seqlock.
+ *
+ * The daemon binary is $XS_BUILDDIR/xschedd (set by scripts/run-tests.sh),
+ * else build/xschedd. Its stderr goes to <tmp>/log.
+ */
+#ifndef XSCHED_XSCHEDD_TEST_H
+#define XSCHED_XSCHEDD_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xsched/abi.h"
+
+struct xsd_test {
+	char dir[64];          /* /tmp/xschedd-test-XXXXXX */
+	char rt[PATH_MAX];     /* <dir>/rt, the runtime directory */
+	char log[PATH_MAX];    /* <dir>/log, the daemon's stderr */
+	pid_t pid;
+};
+
+/* Why this machine cannot run the real-BPF tests, or NULL. */
+static inline const char *xsd_test_no_bpf_why(void)
+{
+	if (geteuid() != 0)
+		return "not root: loading BPF needs CAP_BPF and CAP_PERFMON";
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return "no kernel BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load";
+	return NULL;
+}
+
+static inline uint64_t xsd_test_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void xsd_test_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static inline const char *xsd_test_daemon_path(void)
+{
+	static char path[PATH_MAX];
+	const char *b = getenv("XS_BUILDDIR");
+
+	snprintf(path, sizeof(path), "%s/xschedd", b && *b ? b : "build");
+	return path;
+}
+
+static inline int xsd_test_rm_one(const char *path, const struct stat *st, int flag,
+				  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/*
+ * Start the daemon with "--foreground --runtime-dir <rt>" and the NULL-
+ * terminated extra arguments; @pre_exec (may be NULL) runs in the child
+ * before exec. Waits up to 5 s for the socket. Returns 0 or -errno.
+ */
+static inline int xsd_test_start_with(struct xsd_test *t, void (*pre_exec)(struct xsd_test *),
+				      const char *arg, ...)
+{
+	const char *argv[32];
+	int argc = 0;
+	char sock[PATH_MAX + 16];
+	va_list ap;
+
+	memset(t, 0, sizeof(*t));
+	strcpy(t->dir, "/tmp/xschedd-test-XXXXXX");
+	if (!mkdtemp(t->dir))
+		return -errno;
+	chmod(t->dir, 0755);
+	snprintf(t->rt, sizeof(t->rt), "%s/rt", t->dir);
+	snprintf(t->log, sizeof(t->log), "%s/log", t->dir);
+	argv[argc++] = xsd_test_daemon_path();
+	argv[argc++] = "--foreground";
+	argv[argc++] = "--env-file";
+	argv[argc++] = "/dev/null";
+	argv[argc++] = "--runtime-dir";
+	argv[argc++] = t->rt;
+	va_start(ap, arg);
+	for (; arg && argc < 31; arg = va_arg(ap, const char *))
+		argv[argc++] = arg;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	t->pid = fork();
+	if (t->pid < 0)
+		return -errno;
+	if (!t->pid) {
+		int fd = open(t->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0)
+			dup2(fd, 2);
+		/* a test that dies (a failed ASSERT) takes its daemon along */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (pre_exec)
+			pre_exec(t);
+		execv(argv[0], (char **)argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	snprintf(sock, sizeof(sock), "%s/" XS_ABI_SOCKET_FILE, t->rt);
+	for (int i = 0; i < 500; i++) {
+		int status;
+
+		if (!access(sock, F_OK))
+			return 0;
+		if (waitpid(t->pid, &status, WNOHANG) == t->pid) {
+			t->pid = 0;
+			return -ECHILD;
+		}
+		xsd_test_sleep_ms(10);
+	}
+	return -ETIMEDOUT;
+}
+
+#define xsd_test_start(t, ...) xsd_test_start_with((t), NULL, ##__VA_ARGS__, NULL)
+
+/* SIGTERM, wait; returns the exit status (or -1), removes the temp dir. */
+static inline int xsd_test_stop(struct xsd_test *t)
+{
+	int status = -1;
+
+	if (t->pid > 0) {
+		kill(t->pid, SIGTERM);
+		if (waitpid(t->pid, &status, 0) != t->pid)
+			status = -1;
+		t->pid = 0;
+	}
+	if (t->dir[0] && getenv("XSD_TEST_KEEP") == NULL)
+		nftw(t->dir, xsd_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return status;
+}
+
+/* Whether the daemon's log contains @text. */
+static inline int xsd_test_log_has(const struct xsd_test *t, const char *text)
+{
+	char buf[65536];
+	FILE *f = fopen(t->log, "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+static inline void xsd_test_dump_log(const struct xsd_test *t)
+{
+	char line[512];
+	FILE *f = fopen(t->log, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		printf("# daemon: %s", line);
+	if (f)
+		fclose(f);
+}
+
+static inline int xsd_test_connect(const struct xsd_test *t)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" XS_ABI_SOCKET_FILE, t->rt) >=
+	    (int)sizeof(sa.sun_path)) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static inline void xsd_test_request(struct xs_abi_request *q, uint16_t type,
+				    const uint32_t *tids, uint32_t count)
+{
+	memset(q, 0, sizeof(*q));
+	q->magic = XS_ABI_MSG_MAGIC;
+	q->version = XS_ABI_MSG_VERSION;
+	q->type = type;
+	q->size = sizeof(*q);
+	q->count = count;
+	if (count)
+		memcpy(q->tids, tids, count * sizeof(*tids));
+}
+
+/* Receive one reply (and up to two fds); returns its size or -errno. */
+static inline int xsd_test_recv(int fd, struct xs_abi_reply *r, int fds[2])
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { r, sizeof(*r) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(r, 0, sizeof(*r));
+	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	for (cm = CMSG_FIRSTHDR(&mh); cm && fds; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(fds, CMSG_DATA(cm), cm->cmsg_len - CMSG_LEN(0));
+	return (int)n;
+}
+
+/* One request, one reply; returns reply.status, or -errno of the transfer. */
+static inline int xsd_test_call(int fd, uint16_t type, const uint32_t *tids, uint32_t count,
+				struct xs_abi_reply *r, int fds[2])
+{
+	struct xs_abi_request q;
+	int n;
+
+	xsd_test_request(&q, type, tids, count);
+	if (send(fd, &q, sizeof(q), MSG_NOSIGNAL) != sizeof(q))
+		return -errno;
+	n = xsd_test_recv(fd, r, fds);
+	if (n < 0)
+		return n;
+	if (n != sizeof(*r) || r->magic != XS_ABI_MSG_MAGIC)
+		return -EBADMSG;
+	return r->status;
+}
+
+struct xsd_test_client {
+	int fd;
+	int state_fd, workers_fd;
+	const struct xs_abi_header *state;
+	size_t state_size;
+	const struct xs_abi_worker *workers;
+	size_t workers_size;
+	uint32_t mode;
+};
+
+/* Connect, HELLO, map both descriptors read-only. Returns 0 or -errno. */
+static inline int xsd_test_client_open(const struct xsd_test *t, struct xsd_test_client *c)
+{
+	struct xs_abi_reply r;
+	int fds[2] = { -1, -1 }, ret;
+	struct stat st;
+
+	memset(c, 0, sizeof(*c));
+	c->fd = xsd_test_connect(t);
+	if (c->fd < 0)
+		return c->fd;
+	ret = xsd_test_call(c->fd, XS_ABI_HELLO, NULL, 0, &r, fds);
+	if (ret)
+		return ret;
+	if (fds[0] < 0 || fds[1] < 0)
+		return -EBADF;
+	c->state_fd = fds[0];
+	c->workers_fd = fds[1];
+	c->mode = r.mode;
+	if (fstat(c->state_fd, &st))
+		return -errno;
+	c->state_size = (size_t)st.st_size;
+	c->state = mmap(NULL, c->state_size, PROT_READ, MAP_SHARED, c->state_fd, 0);
+	if (c->state == MAP_FAILED)
+		return -errno;
+	ret = xs_abi_check_layout(c->state, c->state_size);
+	if (ret)
+		return ret;
+	c->workers_size = (size_t)r.nslots * sizeof(struct xs_abi_worker);
+	c->workers = mmap(NULL, c->workers_size, PROT_READ, MAP_SHARED, c->workers_fd, 0);
+	return c->workers == MAP_FAILED ? -errno : 0;
+}
+
+static inline void xsd_test_client_close(struct xsd_test_client *c)
+{
+	if (c->state && c->state != MAP_FAILED)
+		munmap((void *)c->state, c->state_size);
+	if (c->workers && c->workers != MAP_FAILED)
+		munmap((void *)c->workers, c->workers_size);
+	close(c->state_fd);
+	close(c->workers_fd);
+	close(c->fd);
+}
+
+/* A consistent copy of the whole state into @buf (state_size bytes).
+ * Returns 0 or -EAGAIN after XS_ABI_READ_RETRIES torn reads. */
+static inline int xsd_test_snapshot(const struct xsd_test_client *c, void *buf)
+{
+	for (int tries = 0;; tries++) {
+		uint64_t seq = xs_abi_read_begin(c->state);
+
+		memcpy(buf, c->state, c->state_size);
+		if (!xs_abi_read_retry(c->state, seq))
+			return 0;
+		if (tries == XS_ABI_READ_RETRIES)
+			return -EAGAIN;
+	}
+}
+
+static inline uint32_t xsd_test_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+#endif /* XSCHED_XSCHEDD_TEST_H */
