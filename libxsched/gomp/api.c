@@ -11,7 +11,10 @@ typedef int xg_sched_t; /* omp_sched_t */
 
 XG_EXPORT void omp_set_num_threads(int n)
 {
-	xg_icv_writable()->nthreads = n > 0 ? (uint32_t)n : 1;
+	struct xg_icv *icv = xg_icv_writable();
+
+	icv->nthreads = n > 0 ? (uint32_t)n : 1;
+	icv->nthreads_at = -1;
 }
 
 XG_EXPORT int omp_get_max_threads(void)

@@ -25,6 +25,19 @@
 
 struct xg_global xg_env;
 
+/* OMP_NUM_THREADS's list, one count per nesting level. */
+#define XG_NTHREADS_LEVELS 16
+static uint32_t xg_nthreads_list[XG_NTHREADS_LEVELS];
+static uint32_t xg_nthreads_levels;
+
+void xg_env_nthreads_level(struct xg_icv *icv)
+{
+	if (icv->nthreads_at < 0 || (uint32_t)icv->nthreads_at + 1 >= xg_nthreads_levels)
+		return; /* the last element applies to every deeper level */
+	icv->nthreads_at++;
+	icv->nthreads = xg_nthreads_list[icv->nthreads_at];
+}
+
 static const char *xg_getenv(const char *name)
 {
 	const char *v = getenv(name);
@@ -110,6 +123,8 @@ static uint32_t xg_env_num_threads(void)
 			       "expected a list of thread counts >= 1; using the default");
 			return 0;
 		}
+		if (levels < XG_NTHREADS_LEVELS)
+			xg_nthreads_list[levels] = (uint32_t)n;
 		if (!levels++)
 			xg_env.icv.nthreads = (uint32_t)n;
 		if (!*p)
@@ -303,7 +318,12 @@ static void xg_env_load(void)
 	xg_env.icv.thread_limit = UINT32_MAX;
 	xg_env.icv.bind = XG_BIND_FALSE;
 
+	xg_env.icv.nthreads_at = -1;
 	levels = xg_env_num_threads();
+	if (levels) {
+		xg_nthreads_levels = levels < XG_NTHREADS_LEVELS ? levels : XG_NTHREADS_LEVELS;
+		xg_env.icv.nthreads_at = 0;
+	}
 	if ((v = xg_getenv("OMP_SCHEDULE")) &&
 	    xg_parse_schedule(v, &xg_env.icv.run_sched, &xg_env.icv.run_chunk))
 		xg_bad("OMP_SCHEDULE", v,

@@ -56,6 +56,9 @@ struct xg_icv {
 	uint32_t thread_limit;      /* thread-limit-var */
 	uint32_t bind;              /* bind-var: enum xg_bind */
 	bool dynamic;               /* dyn-var */
+	/* nthreads-var is OMP_NUM_THREADS's list from this element on (when
+	 * >= 0; -1: a single value, set by omp_set_num_threads). */
+	int8_t nthreads_at;
 };
 
 /* Process-wide settings from the environment (env.c). */
@@ -71,6 +74,10 @@ extern struct xg_global xg_env;
 
 /* Load the OMP_* environment into xg_env once (thread-safe). */
 void xg_env_init(void);
+
+/* The ICVs of a region's implicit tasks: nthreads-var drops its first
+ * element (OMP_NUM_THREADS=4,2: regions nested in a team of 4 get 2). */
+void xg_env_nthreads_level(struct xg_icv *icv);
 
 /* ------------------------------------------------------------------ */
 /* Worksharing constructs (ws.c). */

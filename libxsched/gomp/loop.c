@@ -203,6 +203,7 @@ void xg_ws_mem(struct xg_ws *ws, bool first, void **mem)
 	if (!mem)
 		return;
 	if (first) {
+		free(ws->mem);
 		ws->mem = calloc(1, (uintptr_t)*mem ? (uintptr_t)*mem : 1);
 		if (!ws->mem) {
 			xg_warn("out of memory for %zu bytes of worksharing memory",

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "depend.h"
 #include "gomp.h"
 #include "runtime.h"
 
@@ -207,6 +208,7 @@ static void xg_implicit_main(void *arg)
 	team->fn(team->data);
 	/* Join our tasks while `it` still exists (task.c). */
 	xs_task_wait();
+	xg_depend_free(&it);
 	xg_cur = saved;
 }
 
@@ -270,6 +272,7 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	team->active_level = cur->team->active_level + (n > 1);
 	team->encountering = cur;
 	team->icv = *cur->icv;
+	xg_env_nthreads_level(&team->icv);
 	team->fn = fn;
 	team->data = data;
 	team->ws_preset = init != NULL;
@@ -293,8 +296,15 @@ static void xg_region_end(struct xg_region *r)
 {
 	/* The encountering thread's tasks: joined while r->it exists. */
 	xs_task_wait();
-	if (r->team->rt) {
+	xg_depend_free(&r->it);
+	if (r->team->rt)
 		xs_runtime_parallel_end(r->team->rt, &r->job);
+	/* Every thread has left every construct: free their team memory. */
+	for (uint32_t i = 0; i < XG_WS_RING; i++) {
+		free(r->team->ws[i].mem);
+		r->team->ws[i].mem = NULL;
+	}
+	if (r->team->rt) {
 		xs_self = r->outer;
 		xg_pool_put(r->entry);
 	}

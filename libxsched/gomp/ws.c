@@ -153,8 +153,8 @@ void xg_ws_leave(void)
 	if (atomic_fetch_add_explicit(&ws->left, 1, memory_order_acq_rel) + 1 != it->team->nthreads)
 		return;
 	xg_doacross_free(ws);
-	free(ws->mem);
-	ws->mem = NULL;
+	/* ws->mem stays: gcc may read it after GOMP_loop_end's barrier; it is
+	 * freed when the slot is set up again or the region ends. */
 	xs_store_relaxed(&ws->arrived, 0);
 	xs_store_relaxed(&ws->left, 0);
 	/* Release: the reset above is visible to the thread that acquires the
