@@ -28,7 +28,7 @@ static uint32_t xs_default_queue_size(uint32_t n)
 	return size;
 }
 
-static uint32_t xs_affinity_cpus(void)
+uint32_t xs_affinity_cpus(void)
 {
 	cpu_set_t set;
 	int n;
@@ -358,21 +358,33 @@ fail:
 	return NULL;
 }
 
-/* Run one job with the calling thread as worker 0. */
-static int xs_runtime_job(struct xs_runtime *rt, enum xs_job_kind kind, xs_task_fn fn,
-			  void *arg)
+/* Post a job and make the calling thread worker 0 of @rt for it; NULL
+ * (with *err) when the arguments are bad or the caller is a worker. */
+static struct xs_worker *xs_runtime_enter(struct xs_runtime *rt, enum xs_job_kind kind,
+					  xs_task_fn fn, void *arg, int *err)
 {
 	struct xs_worker *w0;
 
-	if (!rt || !fn)
-		return -EINVAL;
-	if (xs_self)
-		return -EBUSY;
+	*err = !rt || !fn ? -EINVAL : xs_self ? -EBUSY : 0;
+	if (*err)
+		return NULL;
 	w0 = rt->workers[0];
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
 	xs_runtime_post(rt, kind, fn, arg);
 	w0->job_seen = xs_load_relaxed(&rt->job_seq);
+	return w0;
+}
+
+/* Run one job with the calling thread as worker 0. */
+static int xs_runtime_job(struct xs_runtime *rt, enum xs_job_kind kind, xs_task_fn fn,
+			  void *arg)
+{
+	int err;
+	struct xs_worker *w0 = xs_runtime_enter(rt, kind, fn, arg, &err);
+
+	if (!w0)
+		return err;
 	xs_worker_run_job(w0, kind, fn, arg);
 	xs_self = NULL;
 	return 0;
@@ -397,18 +409,12 @@ int xs_runtime_parallel(struct xs_runtime *rt, xs_task_fn fn, void *arg)
 int xs_runtime_parallel_begin(struct xs_runtime *rt, xs_task_fn fn, void *arg,
 			      struct xs_job_frame *job)
 {
-	struct xs_worker *w0;
+	int err;
+	struct xs_worker *w0 = xs_runtime_enter(rt, XS_JOB_PARALLEL, fn, arg, &err);
 
-	if (!rt || !fn)
-		return -EINVAL;
-	if (xs_self)
-		return -EBUSY;
-	w0 = rt->workers[0];
-	xs_self = w0;
-	w0->stack_mark = xs_thread_stack_mark();
+	if (!w0)
+		return err;
 	job->t0 = xs_prof_begin(w0->log);
-	xs_runtime_post(rt, XS_JOB_PARALLEL, fn, arg);
-	w0->job_seen = xs_load_relaxed(&rt->job_seq);
 	xs_worker_job_begin(w0);
 	xs_worker_implicit_begin(w0, &job->frame);
 	return 0;

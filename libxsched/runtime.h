@@ -159,6 +159,9 @@ void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
 void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
 void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
 
+/* runtime.c: CPUs in the calling thread's affinity mask (at least 1). */
+uint32_t xs_affinity_cpus(void);
+
 /* runtime.c: a parallel job split around the caller's worker-0 part. */
 struct xs_job_frame {
 	struct xs_task frame;

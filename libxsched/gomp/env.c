@@ -11,7 +11,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,17 +291,6 @@ static bool xg_env_places(void)
 	return true;
 }
 
-static uint32_t xg_affinity_cpus(void)
-{
-	cpu_set_t set;
-	int n;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	n = CPU_COUNT(&set);
-	return n > 0 ? (uint32_t)n : 1;
-}
-
 static void xg_env_load(void)
 {
 	unsigned long n;
@@ -310,7 +298,7 @@ static void xg_env_load(void)
 	bool nested = false, places, bound, cancel = false, display = false;
 	const char *v;
 
-	xg_env.nprocs = xg_affinity_cpus();
+	xg_env.nprocs = xs_affinity_cpus();
 	xg_env.icv.nthreads = xg_env.nprocs;
 	xg_env.icv.run_sched = XG_SCHED_DYNAMIC; /* libgomp's default: dynamic,1 */
 	xg_env.icv.run_chunk = 1;

@@ -241,14 +241,32 @@ static inline uint64_t xg_trip_count(uint64_t start, uint64_t end, uint64_t stri
 	return d / stride + (d % stride != 0);
 }
 
+/* What a loop construct is: its iterations and schedule, and for a doacross
+ * loop the iteration counts of its @ncounts nested loops. */
+struct xg_loop_spec {
+	uint64_t n, start, step, end;
+	uint32_t sched;
+	int64_t chunk;
+	bool ordered;
+	unsigned ncounts;
+	const uint64_t *counts;
+};
+
+/* Enter a loop construct (the first thread sets it up) with GOMP_loop_start
+ * style @reductions (unsupported: @who names the entry point) and team
+ * memory @mem (NULL: none). */
+struct xg_ws *xg_loop_enter(const struct xg_loop_spec *spec, uintptr_t *reductions, void **mem,
+			    const char *who);
+
 /* GOMP_loop_start()'s team memory: allocated by the first thread. */
 void xg_ws_mem(struct xg_ws *ws, bool first, void **mem);
 
 /* The effective schedule of @sched (GFS_* with monotonic bit) and @chunk. */
 uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk);
 
-/* ordered.c: pass the ordered turn after the current chunk. */
+/* ordered.c: pass the ordered turn after the current chunk; doacross. */
 void xg_ordered_pass(struct xg_task *it);
+void xg_doacross_init(struct xg_ws *ws, unsigned ncounts, const uint64_t *counts);
 void xg_doacross_free(struct xg_ws *ws);
 
 /* Wake @team's parked workers after publishing something they may wait

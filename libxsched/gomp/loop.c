@@ -184,17 +184,47 @@ static void xg_init_long(struct xg_ws *ws, long start, long end, long incr, uint
 		     (uint64_t)end, sched, chunk, ordered);
 }
 
+struct xg_ws *xg_loop_enter(const struct xg_loop_spec *spec, uintptr_t *reductions, void **mem,
+			    const char *who)
+{
+	bool first;
+	struct xg_ws *ws;
+
+	if (reductions)
+		xg_unsupported(who);
+	ws = xg_ws_enter(&first);
+	if (first) {
+		xg_loop_init(ws, spec->n, spec->start, spec->step, spec->end, spec->sched,
+			     spec->chunk, spec->ordered);
+		if (spec->ncounts)
+			xg_doacross_init(ws, spec->ncounts, spec->counts);
+	}
+	xg_ws_mem(ws, first, mem);
+	if (first)
+		xg_ws_ready(ws);
+	return ws;
+}
+
+static bool xg_start_long_mem(long start, long end, long incr, long sched, long chunk,
+			      bool ordered, long *istart, long *iend, uintptr_t *reductions,
+			      void **mem)
+{
+	struct xg_loop_spec spec = {
+		.n = xg_count_long(start, end, incr), .start = (uint64_t)start,
+		.step = (uint64_t)incr, .end = (uint64_t)end, .sched = (uint32_t)sched,
+		.chunk = chunk, .ordered = ordered,
+	};
+
+	xg_loop_enter(&spec, reductions, mem,
+		      "a task reduction on a worksharing loop (GOMP_loop_start)");
+	return !istart || xg_next_long(istart, iend);
+}
+
 static bool xg_start_long(long start, long end, long incr, uint32_t sched, long chunk,
 			  bool ordered, long *istart, long *iend)
 {
-	bool first;
-	struct xg_ws *ws = xg_ws_enter(&first);
-
-	if (first) {
-		xg_init_long(ws, start, end, incr, sched, chunk, ordered);
-		xg_ws_ready(ws);
-	}
-	return xg_next_long(istart, iend);
+	return xg_start_long_mem(start, end, incr, sched, chunk, ordered, istart, iend, NULL,
+				 NULL);
 }
 
 /* GOMP_loop_start()'s team memory (lastprivate(conditional), scan). */
@@ -268,28 +298,6 @@ XG_EXPORT bool GOMP_loop_ordered_runtime_start(long start, long end, long incr, 
 					       long *iend)
 {
 	return xg_start_long(start, end, incr, XG_SCHED_RUNTIME, 0, true, istart, iend);
-}
-
-static bool xg_start_long_mem(long start, long end, long incr, long sched, long chunk,
-			      bool ordered, long *istart, long *iend, uintptr_t *reductions,
-			      void **mem)
-{
-	bool first;
-	struct xg_ws *ws;
-
-	if (reductions)
-		xg_unsupported("a task reduction on a worksharing loop (GOMP_loop_start)");
-	ws = xg_ws_enter(&first);
-	if (first) {
-		xg_init_long(ws, start, end, incr, (uint32_t)sched, chunk, ordered);
-		xg_ws_mem(ws, true, mem);
-		xg_ws_ready(ws);
-	} else {
-		xg_ws_mem(ws, false, mem);
-	}
-	if (!istart)
-		return true;
-	return xg_next_long(istart, iend);
 }
 
 XG_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,

@@ -25,32 +25,18 @@ static bool xg_next_ull(ull *istart, ull *iend)
 	return true;
 }
 
-static void xg_init_ull(struct xg_ws *ws, bool up, ull start, ull end, ull incr, uint32_t sched,
-			ull chunk, bool ordered)
-{
-	xg_loop_init(ws, xg_count_ull(up, start, end, incr), start, incr, end, sched,
-		     chunk > INT64_MAX ? INT64_MAX : (int64_t)chunk, ordered);
-}
-
 static bool xg_start_ull(bool up, ull start, ull end, ull incr, uint32_t sched, ull chunk,
 			 bool ordered, ull *istart, ull *iend, uintptr_t *reductions, void **mem)
 {
-	bool first;
-	struct xg_ws *ws;
+	struct xg_loop_spec spec = {
+		.n = xg_count_ull(up, start, end, incr), .start = start, .step = incr, .end = end,
+		.sched = sched, .chunk = chunk > INT64_MAX ? INT64_MAX : (int64_t)chunk,
+		.ordered = ordered,
+	};
 
-	if (reductions)
-		xg_unsupported("a task reduction on a worksharing loop (GOMP_loop_ull_start)");
-	ws = xg_ws_enter(&first);
-	if (first) {
-		xg_init_ull(ws, up, start, end, incr, sched, chunk, ordered);
-		xg_ws_mem(ws, true, mem);
-		xg_ws_ready(ws);
-	} else {
-		xg_ws_mem(ws, false, mem);
-	}
-	if (!istart)
-		return true;
-	return xg_next_ull(istart, iend);
+	xg_loop_enter(&spec, reductions, mem,
+		      "a task reduction on a worksharing loop (GOMP_loop_ull_start)");
+	return !istart || xg_next_ull(istart, iend);
 }
 
 XG_EXPORT bool GOMP_loop_ull_static_start(bool up, ull start, ull end, ull incr, ull chunk,

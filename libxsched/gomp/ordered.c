@@ -85,7 +85,7 @@ void xg_doacross_free(struct xg_ws *ws)
 	ws->doacross = NULL;
 }
 
-static void xg_doacross_init(struct xg_ws *ws, unsigned ncounts, const uint64_t *counts)
+void xg_doacross_init(struct xg_ws *ws, unsigned ncounts, const uint64_t *counts)
 {
 	struct xg_doacross *d = malloc(sizeof(*d) + ncounts * sizeof(d->counts[0]));
 	uint64_t total = 1;
@@ -219,50 +219,62 @@ XG_EXPORT void GOMP_doacross_ull_wait(unsigned long long first, ...)
 	xg_doacross_wait(v);
 }
 
-/* The loop over the first dimension, 0 .. counts[0] - 1, and the flags. */
+/* A doacross loop: the first dimension, 0 .. counts[0] - 1, is dispensed;
+ * the sinks and sources of all of them are tracked. */
 static bool xg_doacross_start(unsigned ncounts, const uint64_t *counts, uint32_t sched,
 			      int64_t chunk, uint64_t *lo, uint64_t *hi, uintptr_t *reductions,
 			      void **mem)
 {
-	bool first;
-	struct xg_ws *ws;
-	const struct xg_loop *l;
+	struct xg_loop_spec spec = {
+		.n = ncounts ? counts[0] : 0, .start = 0, .step = 1,
+		.end = ncounts ? counts[0] : 0, .sched = sched, .chunk = chunk,
+		.ncounts = ncounts, .counts = counts,
+	};
 
-	if (reductions)
-		xg_unsupported("a task reduction on a doacross loop");
 	if (!ncounts)
 		xg_unsupported("a doacross loop without dimensions");
-	ws = xg_ws_enter(&first);
-	if (first) {
-		xg_loop_init(ws, counts[0], 0, 1, counts[0], sched, chunk, false);
-		xg_doacross_init(ws, ncounts, counts);
-		xg_ws_mem(ws, true, mem);
-		xg_ws_ready(ws);
-	} else {
-		xg_ws_mem(ws, false, mem);
+	xg_loop_enter(&spec, reductions, mem, "a task reduction on a doacross loop");
+	return !lo || xg_loop_next(lo, hi) != NULL;
+}
+
+/* The entry points' counts and bounds, as 64-bit patterns. */
+static bool xg_doacross_start_conv(unsigned ncounts, const void *counts, bool is_long,
+				   uint32_t sched, uint64_t chunk, void *istart, void *iend,
+				   uintptr_t *reductions, void **mem)
+{
+	uint64_t c[ncounts ? ncounts : 1], lo, hi;
+	bool more;
+
+	for (unsigned i = 0; i < ncounts; i++) {
+		if (is_long) {
+			long v = ((const long *)counts)[i];
+
+			c[i] = v > 0 ? (uint64_t)v : 0;
+		} else {
+			c[i] = ((const unsigned long long *)counts)[i];
+		}
 	}
-	if (!lo)
-		return true;
-	l = xg_loop_next(lo, hi);
-	return l != NULL;
+	more = xg_doacross_start(ncounts, c, sched, chunk > INT64_MAX ? INT64_MAX : (int64_t)chunk,
+				 istart ? &lo : NULL, &hi, reductions, mem);
+	if (istart && more) {
+		if (is_long) {
+			*(long *)istart = (long)lo;
+			*(long *)iend = (long)hi;
+		} else {
+			*(unsigned long long *)istart = lo;
+			*(unsigned long long *)iend = hi;
+		}
+	}
+	return more;
 }
 
 static bool xg_doacross_start_long(unsigned ncounts, const long *counts, uint32_t sched,
 				   long chunk, long *istart, long *iend, uintptr_t *reductions,
 				   void **mem)
 {
-	uint64_t c[ncounts ? ncounts : 1], lo, hi;
-	bool more;
-
-	for (unsigned i = 0; i < ncounts; i++)
-		c[i] = counts[i] > 0 ? (uint64_t)counts[i] : 0;
-	more = xg_doacross_start(ncounts, c, sched, chunk, istart ? &lo : NULL, &hi, reductions,
-				 mem);
-	if (istart && more) {
-		*istart = (long)lo;
-		*iend = (long)hi;
-	}
-	return more;
+	return xg_doacross_start_conv(ncounts, counts, true, sched,
+				      chunk > 0 ? (uint64_t)chunk : 0, istart, iend, reductions,
+				      mem);
 }
 
 XG_EXPORT bool GOMP_loop_doacross_static_start(unsigned ncounts, long *counts, long chunk,
@@ -306,20 +318,8 @@ static bool xg_doacross_start_ull(unsigned ncounts, const unsigned long long *co
 				  unsigned long long *istart, unsigned long long *iend,
 				  uintptr_t *reductions, void **mem)
 {
-	uint64_t c[ncounts ? ncounts : 1], lo, hi;
-	bool more;
-
-	for (unsigned i = 0; i < ncounts; i++)
-		c[i] = counts[i];
-	more = xg_doacross_start(ncounts, c, sched,
-				      chunk > INT64_MAX ? INT64_MAX : (int64_t)chunk,
-				      istart ? &lo : NULL, &hi, reductions, mem);
-
-	if (istart && more) {
-		*istart = lo;
-		*iend = hi;
-	}
-	return more;
+	return xg_doacross_start_conv(ncounts, counts, false, sched, chunk, istart, iend,
+				      reductions, mem);
 }
 
 XG_EXPORT bool GOMP_loop_ull_doacross_static_start(unsigned ncounts, unsigned long long *counts,

@@ -21,18 +21,6 @@ static void xg_sections_init(struct xg_ws *ws, const void *arg)
 	ws->loop.ordered = false;
 }
 
-XG_EXPORT unsigned GOMP_sections_start(unsigned count)
-{
-	bool first;
-	struct xg_ws *ws = xg_ws_enter(&first);
-
-	if (first) {
-		xg_sections_init(ws, &count);
-		xg_ws_ready(ws);
-	}
-	return xg_section_take();
-}
-
 XG_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
 	bool first;
@@ -47,6 +35,11 @@ XG_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, v
 	if (first)
 		xg_ws_ready(ws);
 	return xg_section_take();
+}
+
+XG_EXPORT unsigned GOMP_sections_start(unsigned count)
+{
+	return GOMP_sections2_start(count, NULL, NULL);
 }
 
 XG_EXPORT unsigned GOMP_sections_next(void)
