@@ -15,6 +15,8 @@
 # binds to the system libgomp, through LD_LIBRARY_PATH it is not loaded.
 set -uo pipefail
 
+. "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
+
 src=${XS_SRCDIR:-.}
 build=${XS_BUILDDIR:-$src/build}
 dropin=$build/libxsched-gomp.so.1

@@ -22,6 +22,8 @@
 #   never another signal, never a hang.
 set -uo pipefail
 
+. "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
+
 src=${XS_SRCDIR:-.}
 build=${XS_BUILDDIR:-$src/build}
 dropin=$build/libxsched-gomp.so.1

@@ -15,6 +15,8 @@
 #     another signal or a hang fails in both cases.
 set -uo pipefail
 
+. "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
+
 src=${XS_SRCDIR:-.}
 build=${XS_BUILDDIR:-$src/build}
 dropin=$build/libxsched-gomp.so.1

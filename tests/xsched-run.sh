@@ -7,6 +7,8 @@
 # and a missing library are named before anything runs.
 set -uo pipefail
 
+. "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
+
 src=${XS_SRCDIR:-.}
 build=${XS_BUILDDIR:-$src/build}
 run=$build/xsched-run

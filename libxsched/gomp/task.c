@@ -51,6 +51,13 @@ struct xg_record {
 	bool has_deps;
 };
 
+/* gcc passes data NULL for a task without data (size 0). */
+static inline void xg_copy(void *dst, const void *src, long size)
+{
+	if (size > 0)
+		memcpy(dst, src, (size_t)size);
+}
+
 static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
 			 struct xg_dnode *node)
 {
@@ -130,7 +137,7 @@ static struct xg_record *xg_record_new(void (*fn)(void *), void *data,
 	if (cpyfn)
 		cpyfn(r->data, data);
 	else
-		memcpy(r->data, data, (size_t)size);
+		xg_copy(r->data, data, size);
 	return r;
 }
 
@@ -219,7 +226,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 	if (cpyfn)
 		cpyfn(copy, data);
 	else
-		memcpy(copy, data, (size_t)size);
+		xg_copy(copy, data, size);
 	if (patch)
 		patch(copy, patch_arg);
 	xg_run_in_place(fn, copy, cur, final);
@@ -240,7 +247,7 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 
 		h->fn = fn;
 		h->parent = (uintptr_t)cur | final;
-		memcpy(block + sizeof(*h), data, (size_t)size);
+		xg_copy(block + sizeof(*h), data, size);
 		if (patch)
 			patch(block + sizeof(*h), patch_arg);
 		xs_task_spawn(xg_inline_main, block, sizeof(*h) + (size_t)size);

@@ -155,11 +155,14 @@ static void if0_and_final(void)
 	OK("tasks.final");
 }
 
+/* An LCG in unsigned arithmetic, where wrapping is defined (UBSan checks). */
 static long fold(long seed, int rounds)
 {
+	unsigned long s = (unsigned long)seed;
+
 	for (int i = 0; i < rounds; i++)
-		seed = seed * 6364136223846793005L + 1442695040888963407L;
-	return seed;
+		s = s * 6364136223846793005UL + 1442695040888963407UL;
+	return (long)s;
 }
 
 static void clauses(void)
