@@ -137,6 +137,7 @@ struct xg_team {
 	void (*fn)(void *);
 	void *data;
 	bool ws_preset;             /* construct 0 set up by a combined construct */
+	uint32_t ws_dirty;          /* ring slots used since the last reset */
 	struct xg_ws ws[XG_WS_RING];
 };
 

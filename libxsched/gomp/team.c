@@ -146,6 +146,7 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 	}
 	if (e) {
 		e->team = xg_alloc_team();
+		e->team->ws_dirty = XG_WS_RING;
 		e->nthreads = n;
 		xs_store_relaxed(&e->busy, true);
 		e->next = xs_load_relaxed(&xg_pool);
@@ -212,9 +213,10 @@ static void xg_implicit_main(void *arg)
 	xg_cur = saved;
 }
 
+/* Ready the ring for a new region: the slots the last one used. */
 static void xg_team_reset(struct xg_team *team)
 {
-	for (uint32_t i = 0; i < XG_WS_RING; i++) {
+	for (uint32_t i = 0; i < team->ws_dirty; i++) {
 		struct xg_ws *ws = &team->ws[i];
 
 		xs_store_relaxed(&ws->gen, i);
@@ -264,6 +266,8 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	}
 	/* One thread inside a worker: serialized, on this thread. */
 	team = r->entry ? r->entry->team : &r->serial_team;
+	if (!r->entry)
+		team->ws_dirty = XG_WS_RING; /* fresh stack memory */
 	team->rt = r->entry ? r->entry->rt : NULL;
 	team->nthreads = n;
 	team->parent = cur->team;
@@ -299,8 +303,10 @@ static void xg_region_end(struct xg_region *r)
 	xg_depend_free(&r->it);
 	if (r->team->rt)
 		xs_runtime_parallel_end(r->team->rt, &r->job);
-	/* Every thread has left every construct: free their team memory. */
-	for (uint32_t i = 0; i < XG_WS_RING; i++) {
+	/* Every thread has left every construct (each met it.ws_count of
+	 * them): free their team memory; those slots need a reset. */
+	r->team->ws_dirty = r->it.ws_count < XG_WS_RING ? (uint32_t)r->it.ws_count : XG_WS_RING;
+	for (uint32_t i = 0; i < r->team->ws_dirty; i++) {
 		free(r->team->ws[i].mem);
 		r->team->ws[i].mem = NULL;
 	}
