@@ -268,10 +268,12 @@ bench: all $(O)/xsched-bench
 	$(O)/xsched-bench $(BENCH_ARGS)
 
 # The main job on a fresh machine: dependencies first (as for check), then
-# build and run the benchmark table.
+# build, start xschedd when it can, run the benchmark table, stop xschedd
+# (scripts/run-main.sh).
 run:
 	$(Q)scripts/deps.sh
-	$(Q)$(MAKE) --no-print-directory bench
+	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc)) all
+	$(Q)scripts/run-main.sh $(O) $(BENCH_ARGS)
 
 ifeq ($(filter $(O)/xsched-bench,$(bench-programs)),)
 $(O)/xsched-bench:
