@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "daemon_client.h"
 #include "runtime.h"
 #include "topology.h"
 
@@ -224,10 +225,14 @@ void xs_dlb_idle(struct xs_worker *w)
 {
 	struct xs_dlb_state *d = &w->dlb;
 	const struct xs_victim_view *view;
+	const struct xs_daemon_conn *daemon;
 
 	if (d->p.strategy == XS_DLB_SLB || d->idle_visits++ % d->p.timeout ||
 	    xs_worker_saturated(w))
 		return;
+	/* xschedd: may publish a fresher view first; non-NULL while its
+	 * worker state is fresh. */
+	daemon = xs_daemon_idle(w->rt->daemon, w->rt);
 	/* Acquire pairs with the release that published the view. */
 	view = xs_load_acquire(&w->rt->victims);
 	for (uint32_t n = 0; n < d->p.victims; n++) {
@@ -237,6 +242,12 @@ void xs_dlb_idle(struct xs_worker *w)
 
 		if (v < 0)
 			return;
+		if (daemon && xs_daemon_off_cpu(w->rt->daemon, daemon, (uint32_t)v)) {
+			/* Preempted or blocked: it would not see a request
+			 * before it runs again. */
+			xs_daemon_count_skip(w->rt->daemon, w->id);
+			continue;
+		}
 		cells = &w->rt->workers[v]->cells;
 		/* Relaxed: see xs_dlb_round_bump(); a stale round only makes
 		 * a request the victim will ignore. */

@@ -32,6 +32,7 @@ struct xs_option_def {
 static const char *const xs_dlb_choices[] = { "slb", "ws", "rp", "auto", NULL };
 static const char *const xs_bind_choices[] = { "none", "compact", "scatter", NULL };
 static const char *const xs_push_choices[] = { "auto", "rr", "local", NULL };
+static const char *const xs_daemon_choices[] = { "auto", "off", "required", NULL };
 
 
 #define XS_OPT(field) offsetof(struct xs_options, field)
@@ -82,6 +83,14 @@ static const struct xs_option_def xs_option_table[] = {
 	  "a directory laid out like /sys/devices/system", "(real machine)",
 	  "read the machine's topology from here instead (tests, what-if runs); "
 	  "workers are not pinned then", NULL },
+	{ "XSCHED_DAEMON", XS_OPT_ENUM, XS_OPT(daemon), 0, 0, 2, "auto, off or required",
+	  "auto",
+	  "use xschedd's victim tables and worker state: when its socket exists, never, "
+	  "or fail xs_runtime_create() without it",
+	  xs_daemon_choices },
+	{ "XSCHED_RUNTIME_DIR", XS_OPT_PATH, XS_OPT(runtime_dir), 0, 0, 0,
+	  "a directory", "/run/xsched",
+	  "where xschedd publishes its socket and state (its --runtime-dir)", NULL },
 };
 
 #define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))

@@ -25,12 +25,16 @@ struct xs_options {
 	int64_t dlb_local;      /* P: percent of requests sent NUMA-locally */
 	int64_t bind;           /* enum xs_bind_policy */
 	int64_t push;           /* enum xs_push_policy */
+	int64_t daemon;         /* enum xs_daemon_mode (daemon_client.h) */
 	char profile[4096];     /* Chrome trace-event JSON path; "" = off */
 	char sysfs_root[4096];  /* synthetic /sys/devices/system; "" = real */
+	char runtime_dir[4096]; /* xschedd's runtime directory; "" = /run/xsched */
 };
 
 _Static_assert(sizeof(((struct xs_options *)0)->profile) ==
-		       sizeof(((struct xs_options *)0)->sysfs_root),
+			       sizeof(((struct xs_options *)0)->sysfs_root) &&
+		       sizeof(((struct xs_options *)0)->profile) ==
+			       sizeof(((struct xs_options *)0)->runtime_dir),
 	       "path options share one size limit");
 
 /*

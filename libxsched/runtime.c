@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon_client.h"
 #include "runtime.h"
 #include "topology.h"
 
@@ -169,7 +170,9 @@ void *xs_worker_main(void *arg)
 	if (rt->pinned)
 		xs_worker_pin(rt, w);
 	xs_worker_init_row(rt, w);
-	/* Release publishes the initialised row to the creator's acquire. */
+	xs_daemon_client_thread(rt, w->id);
+	/* Release publishes the initialised row (and the tid) to the
+	 * creator's acquire. */
 	atomic_fetch_add_explicit(&rt->rows_ready, 1, memory_order_release);
 	xs_startup_wait(&rt->go, XS_GO_RUN);
 	if (xs_load_relaxed(&rt->go) == XS_GO_ABORT)
@@ -230,6 +233,7 @@ static void xs_runtime_free(struct xs_runtime *rt)
 		if (rt->queue_rows)
 			free(rt->queue_rows[i]);
 	}
+	xs_daemon_client_destroy(rt);
 	/* Relaxed: every worker has been joined (or never started). */
 	xs_victim_view_free(xs_load_relaxed(&rt->victims));
 	xs_victim_table_free(rt->victim_table);
@@ -344,10 +348,14 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	xs_store_release(&rt->victims, view);
 	free(placement);
 	placement = NULL;
+	err = -xs_daemon_client_create(rt);
+	if (err)
+		goto fail;
 	if (xs_runtime_start_threads(rt) < 0) {
 		err = EAGAIN;
 		goto fail;
 	}
+	xs_daemon_client_start(rt);
 	return rt;
 
 fail:
@@ -371,6 +379,7 @@ static struct xs_worker *xs_runtime_enter(struct xs_runtime *rt, enum xs_job_kin
 	w0 = rt->workers[0];
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
+	xs_daemon_client_job_start(rt);
 	xs_runtime_post(rt, kind, fn, arg);
 	w0->job_seen = xs_load_relaxed(&rt->job_seq);
 	return w0;

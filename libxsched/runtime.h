@@ -23,6 +23,8 @@
 
 enum xs_job_kind { XS_JOB_RUN, XS_JOB_PARALLEL, XS_JOB_EXIT };
 
+struct xs_daemon_client;
+
 /*
  * A worker. The first lines are the owner's: only the worker's own thread
  * reads or writes them (except counters, which others read relaxed). The
@@ -73,8 +75,10 @@ struct xs_runtime {
 	struct xs_topology *topo;
 	struct xs_victim_table *victim_table;
 	/* Read by thieves with acquire; replaced (by a daemon-fed table) with
-	 * a release store. Views are immutable and live until destroy. */
+	 * a release store. Views are immutable; a replaced one is freed two
+	 * job boundaries later (daemon_client.h), the rest at destroy. */
 	_Atomic(struct xs_victim_view *) victims;
+	struct xs_daemon_client *daemon; /* NULL under XSCHED_DAEMON=off */
 	bool pinned;                    /* worker threads are pinned to their CPU */
 	struct xs_dlb_config dlb;       /* as configured; workers hold copies */
 	uint64_t dlb_gen;               /* bumped by xs_runtime_set_dlb() */

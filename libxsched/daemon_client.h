@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * daemon_client.h - libxsched as a client of xschedd (internal).
+ *
+ * XSCHED_DAEMON=auto (default) connects at xs_runtime_create() when
+ * <XSCHED_RUNTIME_DIR>/socket exists, =required fails creation without it,
+ * =off never connects. A connection (struct xs_daemon_conn) is: HELLO, the
+ * two read-only descriptors it returns (state file, worker-state array)
+ * mapped read-only, and REGISTER of every worker's thread id.
+ *
+ * What the library takes from it, and where:
+ *
+ *   victim table   an idle thief (xs_dlb_idle) polls the state at most once
+ *                  per daemon tick: a consistent seqlock copy with a fresh
+ *                  heartbeat whose rows changed becomes a new victim view,
+ *                  published in rt->victims; a torn, stale, exited or
+ *                  invalid state puts the runtime's own view back.
+ *   worker state   a thief does not send a request to a victim whose slot
+ *                  says it is off its CPU (runnable or blocked), while the
+ *                  state is fresh.
+ *   reconnection   at job start (xs_runtime_run/parallel), at most every
+ *                  XS_DAEMON_RETRY_NS, when there is no fresh connection.
+ *
+ * Nothing read from shared memory is trusted: the layout is checked at
+ * connect and again at every poll (a layout that changed is rejected), CPU
+ * and slot indexes are range-checked, rows must be permutations
+ * (xs_victim_table_check) before they are adopted.
+ *
+ * Lifetimes. Views and connections are immutable once published and are
+ * read by thieves without a lock, so one that is replaced is retired with
+ * the job number current at that time (tag) and freed at the start of a
+ * job J with tag + 2 <= J - 1 (every worker has then arrived at the barrier
+ * of job J - 1, so has left job tag + 1, the last job that could have
+ * loaded it), or at destroy. The retired list is bounded: a poll that would
+ * overflow it keeps the current view instead.
+ */
+#ifndef XSCHED_DAEMON_CLIENT_H
+#define XSCHED_DAEMON_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xsched/abi.h"
+#include "atomics.h"
+
+enum xs_daemon_mode { XS_DAEMON_AUTO, XS_DAEMON_OFF, XS_DAEMON_REQUIRED };
+
+/* Reconnection attempts at job start: at most one per this interval. */
+#define XS_DAEMON_RETRY_NS 200000000ull
+/* Retired views and connections awaiting two job boundaries. */
+#define XS_DAEMON_MAX_RETIRED 16
+
+struct xs_runtime;
+struct xs_worker;
+struct xs_victim_view;
+
+/*
+ * One connection to one daemon instance. Everything is written before the
+ * connection is published (release store of xs_daemon_client.conn) and
+ * only read afterwards, except `fresh`.
+ */
+struct xs_daemon_conn {
+	int fd;                             /* the client socket */
+	uint32_t mode;                      /* XS_ABI_MODE_* from HELLO */
+	const struct xs_abi_header *state;  /* read-only mapping */
+	size_t state_size;
+	const struct xs_abi_worker *workers; /* read-only mapping, or NULL */
+	size_t workers_size;
+	uint32_t nslots;
+	uint32_t ncpus;                     /* the daemon's CPUs */
+	uint32_t nworkers;
+	uint32_t registered;                /* workers with a slot */
+	uint32_t *slot;                     /* slot[w], or UINT32_MAX */
+	uint32_t *tid;                      /* tid[w] as registered */
+	uint32_t *lib_of;                   /* daemon CPU index -> ours, or UINT32_MAX */
+	uint32_t *daemon_of;                /* our CPU index -> the daemon's */
+	uint64_t max_age_ns;                /* heartbeat older than this: stale */
+	unsigned char layout[128];          /* header lines 0-1 at connect */
+	/* Written by the poller (relaxed): the last poll found the state
+	 * fresh and consistent. Read by thieves as advice. */
+	_Atomic bool fresh;
+};
+
+struct xs_daemon_retired {
+	void *p;
+	uint32_t is_conn;
+	uint64_t tag;                       /* rt->job_seq when retired */
+};
+
+struct xs_daemon_client {
+	enum xs_daemon_mode mode;
+	uint32_t nworkers;
+	uint32_t *tids;                     /* tids[w], recorded at start-up */
+	struct xs_victim_view *own_view;    /* the runtime's own, never retired */
+	struct xs_daemon_conn *pending;     /* connected at create, until start */
+	/* The current connection, NULL when there is none. Release-stored
+	 * at job start, acquired by thieves in xs_daemon_idle(). */
+	_Atomic(struct xs_daemon_conn *) conn;
+	/* Worker 0 runs on whichever thread calls the runtime: its slot is
+	 * used only while that is the thread that registered (job start). */
+	_Atomic bool w0_registered;
+	/* Next poll time (relaxed: a race only polls twice or late). */
+	xs_cache_aligned _Atomic uint64_t next_poll_ns;
+	/* Taken with an exchange, never waited for: whoever finds it taken
+	 * skips its poll or reclamation. Guards everything below. */
+	xs_cache_aligned _Atomic bool busy;
+	bool daemon_view;                   /* rt->victims is a daemon view */
+	uint64_t seen_gen;                  /* generation of the last poll */
+	struct xs_abi_victim *adopted;      /* rows behind the daemon view */
+	struct xs_abi_victim *scratch;      /* rows being copied */
+	size_t rows_len;                    /* entries in each of the two */
+	struct xs_daemon_retired retired[XS_DAEMON_MAX_RETIRED];
+	uint32_t nretired;
+	uint64_t last_attempt_ns;           /* job-start thread only */
+	/* Statistics for xs_daemon_info (relaxed, single writer at a time). */
+	_Atomic uint64_t connects, polls, adopted_tables, rejected, fallbacks;
+	_Atomic int last_reject;            /* -errno of the last rejection */
+	xs_counter_t *off_cpu_skips;        /* per worker, XS_CACHE_LINE apart */
+};
+
+/* What tests and tools can ask (xs_daemon_info()). */
+struct xs_daemon_info {
+	int connected;          /* a connection is published */
+	int fresh;              /* its last poll found a fresh, consistent state */
+	int using_daemon_table; /* rt->victims is a view of the daemon's rows */
+	uint32_t registered;    /* workers that hold a slot */
+	uint32_t mode;          /* XS_ABI_MODE_* of the connection */
+	uint64_t connects;      /* successful connections */
+	uint64_t polls;         /* state polls by idle thieves */
+	uint64_t adopted;       /* daemon tables published as victim views */
+	uint64_t rejected;      /* polls that found the state torn, stale or invalid */
+	int last_reject;        /* -errno of the last one (-EPROTO, -EBADMSG, ...) */
+	uint64_t fallbacks;     /* times the own view was put back */
+	uint64_t off_cpu_skips; /* requests not sent: the victim was off its CPU */
+};
+
+/* xs_runtime_create(), after the own view is published and before the
+ * threads start: nothing under off; under required, a connection (HELLO,
+ * mappings) or -errno with a message naming XSCHED_DAEMON. */
+int xs_daemon_client_create(struct xs_runtime *rt);
+/* A worker thread records its tid (xs_worker_main, before rows_ready). */
+void xs_daemon_client_thread(struct xs_runtime *rt, uint32_t id);
+/* After the threads started: REGISTER every worker (the caller is 0). */
+void xs_daemon_client_start(struct xs_runtime *rt);
+/* Job start, on the calling thread, before the job is posted. */
+void xs_daemon_client_job_start(struct xs_runtime *rt);
+/* xs_runtime_free(), workers joined: the own view back in rt->victims,
+ * everything else freed, the socket closed. */
+void xs_daemon_client_destroy(struct xs_runtime *rt);
+
+int xs_daemon_info(struct xs_runtime *rt, struct xs_daemon_info *info);
+
+/* Poll the state now (rate-limited unless @force); thief side. */
+void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool force);
+uint64_t xs_daemon_now_ns(void);
+
+/*
+ * Thief side, once per request attempt (xs_dlb_idle): poll when due, then
+ * return the connection whose worker state may be consulted, or NULL.
+ */
+static inline const struct xs_daemon_conn *xs_daemon_idle(struct xs_daemon_client *dc,
+							  struct xs_runtime *rt)
+{
+	struct xs_daemon_conn *c;
+
+	if (!dc)
+		return NULL;
+	/* Acquire pairs with the release store that published the
+	 * connection: its mappings and arrays are visible. */
+	c = xs_load_acquire(&dc->conn);
+	if (!c)
+		return NULL;
+	/* Relaxed: a poll time; racing thieves at worst poll twice. */
+	if (xs_daemon_now_ns() >= xs_load_relaxed(&dc->next_poll_ns))
+		xs_daemon_poll(dc, rt, false);
+	/* Relaxed: freshness is advice, one poll old at worst. */
+	return c->workers && xs_load_relaxed(&c->fresh) ? c : NULL;
+}
+
+/* Whether worker @v is, as far as the daemon's worker state says, off its
+ * CPU (preempted and waiting to run, or blocked): a request to it would
+ * wait for it to be scheduled again. */
+static inline bool xs_daemon_off_cpu(const struct xs_daemon_client *dc,
+				     const struct xs_daemon_conn *c, uint32_t v)
+{
+	const struct xs_abi_worker *ws;
+	uint32_t s = c->slot[v], st;
+
+	if (s == UINT32_MAX || (v == 0 && !xs_load_relaxed(&dc->w0_registered)))
+		return false;
+	ws = &c->workers[s];
+	/* Relaxed loads of memory the BPF programs (or the daemon, degraded)
+	 * write at every context switch: one switch old at worst, and the tid
+	 * check drops a slot that was reclaimed and given to another thread. */
+	st = __atomic_load_n(&ws->state, __ATOMIC_RELAXED);
+	return (st == XS_ABI_WORKER_RUNNABLE || st == XS_ABI_WORKER_BLOCKED) &&
+	       __atomic_load_n(&ws->tid, __ATOMIC_RELAXED) == c->tid[v];
+}
+
+/* Owner-written count of requests not sent to off-CPU victims. */
+static inline void xs_daemon_count_skip(struct xs_daemon_client *dc, uint32_t w)
+{
+	xs_counter_inc((xs_counter_t *)((char *)dc->off_cpu_skips + (size_t)w * XS_CACHE_LINE));
+}
+
+#endif /* XSCHED_DAEMON_CLIENT_H */
