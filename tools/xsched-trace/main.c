@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xsched-trace - summaries and pictures of an XSCHED_PROFILE trace.
+ *
+ *   xsched-trace summary [--json] FILE
+ *   xsched-trace plot FILE -o OUT.png [--width W] [--height H] [--layout]
+ *
+ * FILE is the Chrome trace-event JSON that XSCHED_PROFILE=FILE makes
+ * libxsched write (trace.h says what is accepted and how nested events are
+ * counted). Exit status: 0, 1 when the file cannot be read or is not such
+ * a trace, 2 on a usage error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot.h"
+#include "summary.h"
+#include "trace.h"
+
+static void usage(FILE *out, int full)
+{
+	fprintf(out, "usage: xsched-trace summary [--json] FILE\n"
+		     "       xsched-trace plot FILE -o OUT.png [--width W] [--height H] [--layout]\n"
+		     "%s",
+		full ? "" : "       xsched-trace --help\n");
+	if (!full)
+		return;
+	fprintf(out,
+		"\n"
+		"FILE is what XSCHED_PROFILE=FILE writes (Chrome trace-event JSON).\n"
+		"\n"
+		"summary  per thread: exclusive time in THREAD, TASK, TASK_CREATE, TASKWAIT,\n"
+		"         BARRIER and STALL, time in no event (OUTSIDE), the span, and the\n"
+		"         TASK_CREATE and TASK events (tasks created, executed). Events nest\n"
+		"         (a TASK inside a TASKWAIT or a TASK_CREATE, STALL inside TASKWAIT,\n"
+		"         everything inside THREAD): each instant counts for the innermost\n"
+		"         event open on its thread, so a row adds up to its span. THREAD's\n"
+		"         own time is the scheduler looking for work outside the others.\n"
+		"         --json: one JSON object, times in integer nanoseconds.\n"
+		"plot     a PNG of W x H pixels (default 1000 x 600; W %d..%d, H %d..%d):\n"
+		"         per-thread (W<tid>) stacked bars of those times, time on x,\n"
+		"         and tasks created vs executed per thread. --layout prints the\n"
+		"         pixel box of each thread's bars.\n"
+		"\n"
+		"colours: TASK green #2ca02c, TASK_CREATE blue #1f77b4, TASKWAIT orange\n"
+		"         #ff7f0e, STALL red #d62728, BARRIER purple #9467bd, THREAD grey\n"
+		"         #7f7f7f, OUTSIDE light grey #d9d9d9 (stacked in that order, left\n"
+		"         to right); created blue #1f77b4, executed green #2ca02c;\n"
+		"         background white.\n",
+		PLOT_MIN_W, PLOT_MAX_W, PLOT_MIN_H, PLOT_MAX_H);
+}
+
+static int parse_dim(const char *opt, const char *v, int min, int max, int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = v ? strtol(v, &end, 10) : 0;
+	if (!v || errno || end == v || *end || n < min || n > max) {
+		fprintf(stderr, "xsched-trace: %s '%s': expected an integer in [%d, %d]\n", opt,
+			v ? v : "", min, max);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
+/* "--name VALUE" or "--name=VALUE" at argv[*i]; NULL if it is not @name. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd, *file = NULL, *out = NULL, *v;
+	int json = 0, layout = 0, w = 1000, h = 600, missing = 0, ret = 1;
+	struct trace t;
+	char err[512];
+
+	if (argc < 2) {
+		usage(stderr, 0);
+		return 2;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout, 1);
+		return 0;
+	}
+	if (strcmp(cmd, "summary") && strcmp(cmd, "plot")) {
+		fprintf(stderr, "xsched-trace: unknown command '%s' (summary, plot, --help)\n", cmd);
+		return 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout, 1);
+			return 0;
+		} else if (!strcmp(cmd, "summary") && !strcmp(a, "--json")) {
+			json = 1;
+		} else if (!strcmp(cmd, "plot") && !strcmp(a, "--layout")) {
+			layout = 1;
+		} else if (!strcmp(cmd, "plot") && !strcmp(a, "-o")) {
+			if (i + 1 >= argc)
+				missing = 1;
+			else
+				out = argv[++i];
+		} else if (!strcmp(cmd, "plot") && (v = opt_value(argc, argv, &i, "--width", &missing))) {
+			if (parse_dim("--width", v, PLOT_MIN_W, PLOT_MAX_W, &w))
+				return 2;
+		} else if (!strcmp(cmd, "plot") &&
+			   (v = opt_value(argc, argv, &i, "--height", &missing))) {
+			if (parse_dim("--height", v, PLOT_MIN_H, PLOT_MAX_H, &h))
+				return 2;
+		} else if (missing) {
+			break;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "xsched-trace %s: unknown option '%s'\n", cmd, a);
+			usage(stderr, 0);
+			return 2;
+		} else if (file) {
+			fprintf(stderr, "xsched-trace %s: one FILE only ('%s', '%s')\n", cmd, file, a);
+			return 2;
+		} else {
+			file = a;
+		}
+		if (missing)
+			break;
+	}
+	if (missing) {
+		fprintf(stderr, "xsched-trace %s: an option needs a value\n", cmd);
+		return 2;
+	}
+	if (!file || (!strcmp(cmd, "plot") && !out)) {
+		fprintf(stderr, "xsched-trace %s: %s\n", cmd,
+			!file ? "no FILE given" : "no output given (-o OUT.png)");
+		usage(stderr, 0);
+		return 2;
+	}
+
+	if (trace_load(&t, file, err, sizeof(err))) {
+		fprintf(stderr, "xsched-trace: %s\n", err);
+		return 1;
+	}
+	if (trace_summarize(&t, err, sizeof(err)))
+		goto fail;
+	if (!strcmp(cmd, "summary")) {
+		if (json)
+			summary_json(&t, stdout);
+		else
+			summary_text(&t, stdout);
+	} else {
+		if (plot_write(&t, out, w, h, layout ? stdout : NULL, err, sizeof(err)))
+			goto fail;
+		if (!layout)
+			printf("xsched-trace: wrote %s (%dx%d, %zu threads)\n", out, w, h, t.nthr);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		snprintf(err, sizeof(err), "standard output: %s", strerror(errno));
+		goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	fprintf(stderr, "xsched-trace: %s\n", err);
+out:
+	trace_free(&t);
+	return ret;
+}
