@@ -233,31 +233,37 @@ static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
 	struct xs_abi_header hc;
 	struct xs_daemon_conn *c;
 	struct xs_abi_reply r;
-	int fds[2] = { -1, -1 }, ret;
+	int fds[2] = { -1, -1 }, ret, fd;
 	struct stat st;
 	void *p;
 
+	*why = "socket";
+	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" XS_ABI_SOCKET_FILE,
+			     xs_daemon_dir(rt)) >= sizeof(sa.sun_path)) {
+		*err = -ENAMETOOLONG;
+		return NULL;
+	}
+	/* Connect before allocating anything: with no daemon, the retries
+	 * at job starts cost a failed connect() and no malloc (the task
+	 * pool's no-malloc guarantee holds with XSCHED_DAEMON=auto). */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	/* A daemon that accepts but never answers must not hang us. */
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		*err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
+		close(fd);
 		*err = -ENOMEM;
 		*why = "out of memory";
 		return NULL;
 	}
-	c->fd = -1;
-	*why = "socket";
-	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" XS_ABI_SOCKET_FILE,
-			     xs_daemon_dir(rt)) >= sizeof(sa.sun_path)) {
-		ret = -ENAMETOOLONG;
-		goto fail;
-	}
-	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	/* A daemon that accepts but never answers must not hang us. */
-	if (c->fd < 0 || setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    connect(c->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		ret = -errno;
-		goto fail;
-	}
+	c->fd = fd;
 	*why = "HELLO";
 	ret = xs_daemon_call(c->fd, XS_ABI_HELLO, NULL, 0, &r, fds);
 	if (!ret && r.status)
