@@ -164,6 +164,79 @@ struct xs_stats {
  * -EINVAL. */
 int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out);
 
+/*
+ * Parallel loops (loop.c). Each call is one job of @rt, like
+ * xs_runtime_parallel(): every worker takes chunks of the iteration space
+ * until none is left, and the call returns once all of them have run.
+ *
+ *   static   one block per worker (chunk 0), or chunks of @chunk
+ *            iterations dealt round-robin (cyclic); no shared state
+ *   dynamic  chunks of @chunk (>= 1) iterations, first come first served
+ *   guided   chunks of max(@chunk, remaining / workers), shrinking
+ *   hybrid   each worker's block is split into @ns static tasks followed
+ *            by @nd dynamic tasks of @grain per mille of the block each;
+ *            a worker runs its static tasks, then its dynamic ones, then
+ *            takes dynamic tasks of the slowest worker (the one with the
+ *            most left), nearest first through the victim tables, with a
+ *            lock-free claim (owners from the front, thieves from the back)
+ *
+ * XS_LOOP_DEFAULT means the whole schedule of the XSCHED_LOOP_* options
+ * (XSCHED_LOOP_SCHEDULE=auto: hybrid), the other fields ignored.
+ */
+enum xs_loop_kind {
+	XS_LOOP_DEFAULT, XS_LOOP_STATIC, XS_LOOP_DYNAMIC, XS_LOOP_GUIDED, XS_LOOP_HYBRID
+};
+
+struct xs_loop_sched {
+	unsigned int kind;      /* enum xs_loop_kind */
+	unsigned int ns;        /* hybrid: static tasks per worker, 1..64 */
+	unsigned int nd;        /* hybrid: dynamic tasks per worker, 0..1024 */
+	unsigned int grain;     /* hybrid: one dynamic task, per mille of a
+				 * worker's block, 1..1000; nd x grain <= 1000 */
+	uint64_t chunk;         /* static: 0 = one block per worker; dynamic,
+				 * guided: 0 = 1; iterations per (minimum) chunk */
+};
+
+/* @s filled from the XSCHED_LOOP_* options of @rt (kind resolved, never
+ * DEFAULT). Returns 0 or -EINVAL. */
+int xs_loop_sched_default(const struct xs_runtime *rt, struct xs_loop_sched *s);
+
+/* 0, or -EINVAL after a message naming the field of @s that is out of
+ * range and the accepted range. */
+int xs_loop_sched_check(const struct xs_loop_sched *s);
+
+/*
+ * Loop bodies get chunks: @count iterations, the first being @first, each
+ * next one @step further (the caller's step). Within a chunk iterations
+ * are consecutive; computing first + k * step in uint64_t never overflows.
+ */
+typedef void (*xs_for_fn)(void *arg, int64_t first, uint64_t count);
+typedef void (*xs_for_u64_fn)(void *arg, uint64_t first, uint64_t count);
+
+/*
+ * Run the iterations of `for (i = begin; step > 0 ? i < end : i > end;
+ * i += step)` on every worker of @rt, each exactly once, with schedule
+ * @sched (NULL: xs_loop_sched_default()). Any step but 0; the bounds span
+ * the whole signed (xs_parallel_for) or unsigned (_u64) 64-bit range.
+ * Returns 0, -EINVAL for bad arguments (a message names a bad schedule
+ * field), -EBUSY from inside a worker, -ENOMEM.
+ */
+int xs_parallel_for(struct xs_runtime *rt, int64_t begin, int64_t end, int64_t step,
+		    const struct xs_loop_sched *sched, xs_for_fn fn, void *arg);
+int xs_parallel_for_u64(struct xs_runtime *rt, uint64_t begin, uint64_t end, int64_t step,
+			const struct xs_loop_sched *sched, xs_for_u64_fn fn, void *arg);
+
+/*
+ * 2-D blocked loop over [r0, r1) x [c0, c1): tiles of @rb x @cb (the last
+ * ones smaller), numbered row-major, dispensed with @sched (chunk counts
+ * tiles). @fn gets one tile [tr0, tr1) x [tc0, tc1) per call. Same returns
+ * as xs_parallel_for(); rb, cb >= 1.
+ */
+typedef void (*xs_for_2d_fn)(void *arg, int64_t tr0, int64_t tr1, int64_t tc0, int64_t tc1);
+int xs_parallel_for_2d(struct xs_runtime *rt, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+		       uint64_t rb, uint64_t cb, const struct xs_loop_sched *sched,
+		       xs_for_2d_fn fn, void *arg);
+
 /* One row of the options table that drives the XSCHED_* variables. */
 struct xs_option_info {
 	const char *name;       /* environment variable, e.g. "XSCHED_WORKERS" */

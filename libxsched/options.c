@@ -33,6 +33,8 @@ static const char *const xs_dlb_choices[] = { "slb", "ws", "rp", "auto", NULL };
 static const char *const xs_bind_choices[] = { "none", "compact", "scatter", NULL };
 static const char *const xs_push_choices[] = { "auto", "rr", "local", NULL };
 static const char *const xs_daemon_choices[] = { "auto", "off", "required", NULL };
+static const char *const xs_loop_choices[] = { "auto", "static", "dynamic", "guided",
+						 "hybrid", NULL };
 
 
 #define XS_OPT(field) offsetof(struct xs_options, field)
@@ -91,6 +93,22 @@ static const struct xs_option_def xs_option_table[] = {
 	{ "XSCHED_RUNTIME_DIR", XS_OPT_PATH, XS_OPT(runtime_dir), 0, 0, 0,
 	  "a directory", "/run/xsched",
 	  "where xschedd publishes its socket and state (its --runtime-dir)", NULL },
+	{ "XSCHED_LOOP_SCHEDULE", XS_OPT_ENUM, XS_OPT(loop_schedule), 0, 0, 4,
+	  "auto, static, dynamic, guided or hybrid", "auto",
+	  "schedule of xs_parallel_for() without one (auto = hybrid) and, when not auto, of "
+	  "OpenMP schedule(runtime) loops on the drop-in (wins over OMP_SCHEDULE)",
+	  xs_loop_choices },
+	{ "XSCHED_LOOP_CHUNK", XS_OPT_INT, XS_OPT(loop_chunk), 0, 0, 1099511627776LL,
+	  "0..1099511627776", "0",
+	  "iterations per chunk of those loops: static 0 = one block per worker, "
+	  "else cyclic; dynamic, guided: 0 = 1 (minimum chunk)", NULL },
+	{ "XSCHED_LOOP_HYBRID_NS", XS_OPT_INT, XS_OPT(loop_ns), 2, 1, 64, "1..64", "2",
+	  "hybrid: Ns, static tasks a worker runs itself, first", NULL },
+	{ "XSCHED_LOOP_HYBRID_ND", XS_OPT_INT, XS_OPT(loop_nd), 4, 0, 1024, "0..1024", "4",
+	  "hybrid: Nd, dynamic tasks per worker, which idle workers may take; "
+	  "Nd x grain <= 1000", NULL },
+	{ "XSCHED_LOOP_HYBRID_GRAIN", XS_OPT_INT, XS_OPT(loop_grain), 50, 1, 1000, "1..1000",
+	  "50", "hybrid: g, one dynamic task in per mille of a worker's block", NULL },
 };
 
 #define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))
@@ -210,6 +228,14 @@ int xs_options_load(struct xs_options *opt)
 			*(int64_t *)field = d->def;
 		if (value && xs_option_parse(d, value, field) < 0)
 			ret = -EINVAL;
+	}
+	/* The one rule across rows: the dynamic tasks fit in the block. */
+	if (opt->loop_nd * opt->loop_grain > 1000) {
+		fprintf(stderr,
+			"xsched: XSCHED_LOOP_HYBRID_ND x XSCHED_LOOP_HYBRID_GRAIN = %lld x %lld "
+			"is invalid: expected at most 1000 (per mille of a block)\n",
+			(long long)opt->loop_nd, (long long)opt->loop_grain);
+		ret = -EINVAL;
 	}
 	xs_options_warn_unknown();
 	return ret;

@@ -26,6 +26,11 @@ struct xs_options {
 	int64_t bind;           /* enum xs_bind_policy */
 	int64_t push;           /* enum xs_push_policy */
 	int64_t daemon;         /* enum xs_daemon_mode (daemon_client.h) */
+	int64_t loop_schedule;  /* enum xs_loop_kind; 0 = auto (loop.c) */
+	int64_t loop_chunk;     /* default chunk of xs_parallel_for and the drop-in */
+	int64_t loop_ns;        /* hybrid: static tasks per worker */
+	int64_t loop_nd;        /* hybrid: dynamic tasks per worker */
+	int64_t loop_grain;     /* hybrid: per mille of a worker's block per dynamic task */
 	char profile[4096];     /* Chrome trace-event JSON path; "" = off */
 	char sysfs_root[4096];  /* synthetic /sys/devices/system; "" = real */
 	char runtime_dir[4096]; /* xschedd's runtime directory; "" = /run/xsched */

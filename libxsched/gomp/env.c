@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "gomp.h"
+#include "options.h"
 #include "topology.h"
 
 /* gcc's libgomp supports this many active levels; so do we. */
@@ -291,6 +292,28 @@ static bool xg_env_places(void)
 	return true;
 }
 
+/*
+ * XSCHED_LOOP_*: the hybrid schedule's parameters, and when
+ * XSCHED_LOOP_SCHEDULE is not auto, run-sched-var (it wins over
+ * OMP_SCHEDULE, as every XSCHED_* variable over its OMP_* one). A bad
+ * value was named on stderr by the options table; the runtime that the
+ * first parallel region creates refuses it the same way.
+ */
+static void xg_env_loop(void)
+{
+	static struct xs_options opt;
+	struct xs_loop_sched s;
+
+	if (xs_options_load(&opt) < 0)
+		return;
+	xs_loop_sched_from_options(&opt, &s);
+	xg_env.loop = s;
+	if (s.kind == XS_LOOP_DEFAULT)
+		return;
+	xg_env.icv.run_sched = s.kind == XS_LOOP_HYBRID ? XG_SCHED_HYBRID : s.kind;
+	xg_env.icv.run_chunk = s.chunk > INT32_MAX ? INT32_MAX : (int32_t)s.chunk;
+}
+
 static void xg_env_load(void)
 {
 	unsigned long n;
@@ -305,6 +328,7 @@ static void xg_env_load(void)
 	xg_env.icv.max_active_levels = 1;
 	xg_env.icv.thread_limit = UINT32_MAX;
 	xg_env.icv.bind = XG_BIND_FALSE;
+	xg_env.loop = (struct xs_loop_sched){ .ns = 2, .nd = 4, .grain = 50 };
 
 	xg_env.icv.nthreads_at = -1;
 	levels = xg_env_num_threads();
@@ -317,6 +341,7 @@ static void xg_env_load(void)
 		xg_bad("OMP_SCHEDULE", v,
 		       "expected [monotonic:|nonmonotonic:]static|dynamic|guided|auto[,chunk]; "
 		       "using dynamic,1");
+	xg_env_loop();
 	xg_parse_bool("OMP_DYNAMIC", &xg_env.icv.dynamic);
 	if (levels > 1)
 		xg_env.icv.max_active_levels = levels;
@@ -360,8 +385,8 @@ static void xg_env_load(void)
 			"OPENMP DISPLAY ENVIRONMENT END\n",
 			xg_env.icv.dynamic ? "TRUE" : "FALSE", xg_env.icv.nthreads,
 			xg_env.icv.run_sched & XG_SCHED_MONOTONIC ? "MONOTONIC:" : "",
-			(const char *[]){ "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO" }
-				[xg_env.icv.run_sched & 7],
+			(const char *[]){ "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO", "HYBRID", "?",
+					  "?" }[xg_env.icv.run_sched & 7],
 			xg_env.icv.run_chunk, xg_env.icv.bind, xg_env.icv.max_active_levels,
 			xg_env.icv.thread_limit, xg_env.wait_passive ? "PASSIVE" : "ACTIVE");
 }

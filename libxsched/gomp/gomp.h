@@ -30,6 +30,7 @@
 
 #include "xsched.h"
 #include "atomics.h"
+#include "loop.h"
 #include "runtime.h"
 
 #define XG_EXPORT __attribute__((visibility("default")))
@@ -41,6 +42,9 @@ enum xg_sched {
 	XG_SCHED_DYNAMIC = 2,
 	XG_SCHED_GUIDED = 3,
 	XG_SCHED_AUTO = 4,
+	/* xsched's extension (XSCHED_LOOP_SCHEDULE=hybrid): what
+	 * omp_get_schedule() reports for it, an implementation-defined kind. */
+	XG_SCHED_HYBRID = 5,
 };
 #define XG_SCHED_MONOTONIC 0x80000000u
 
@@ -69,6 +73,9 @@ struct xg_global {
 	uint32_t place_kind;        /* 0 threads, 1 cores, 2 sockets */
 	int32_t max_task_priority;  /* OMP_MAX_TASK_PRIORITY */
 	bool wait_passive;          /* OMP_WAIT_POLICY=passive */
+	/* XSCHED_LOOP_*: the hybrid schedule's ns, nd, grain (kind and chunk
+	 * went into icv.run_sched/run_chunk when XSCHED_LOOP_SCHEDULE is set). */
+	struct xs_loop_sched loop;
 };
 extern struct xg_global xg_env;
 
@@ -82,11 +89,10 @@ void xg_env_nthreads_level(struct xg_icv *icv);
 /* ------------------------------------------------------------------ */
 /* Worksharing constructs (ws.c). */
 
-/* A chunk dispenser over the iteration numbers [0, n) of a loop. */
+/* A loop construct: its iterations [0, n) are dispensed by the ws slot's
+ * struct xs_loop_disp (libxsched/loop.h), shared with xs_parallel_for(). */
 struct xg_loop {
 	uint64_t n;                 /* iterations */
-	uint64_t chunk;             /* >= 1 */
-	uint32_t sched;             /* STATIC, DYNAMIC or GUIDED */
 	/* Iteration start value and step as raw 64-bit patterns: iteration
 	 * i is start + i * step, modulo 2^64 (long and unsigned long long
 	 * loops, up or down, share this). */
@@ -115,6 +121,9 @@ struct xg_ws {
 	xs_cache_aligned _Atomic uint64_t next;  /* next iteration/section */
 	_Atomic uint64_t ordered_pos;            /* next iteration allowed in `ordered` */
 	xs_cache_aligned struct xg_loop loop;
+	struct xs_loop_disp disp;                /* the loop's chunk dispenser */
+	struct xs_loop_slot *hslots;             /* hybrid: nthreads claim words */
+	struct xg_team *team;                    /* the team whose ring holds it */
 	uint64_t sections;                       /* count of a sections construct */
 	void *mem;                               /* GOMP_loop_start's team memory */
 	_Atomic(void *) copy;                    /* single copyprivate data */
@@ -159,7 +168,7 @@ struct xg_task {
 	uint64_t ws_count;          /* constructs met so far in the region */
 	struct xg_ws *ws;           /* the construct being worked on */
 	uint64_t ws_gen;            /* its number */
-	uint64_t static_trip;       /* static schedule: chunks taken */
+	struct xs_loop_cursor cur;  /* this thread's progress in the loop */
 	uint64_t chunk_lo, chunk_hi;/* the chunk being run (ordered) */
 	bool ordered_done;          /* its ordered turn was passed on */
 	struct xg_region *region;   /* GOMP_parallel_start's region, or NULL */
@@ -229,17 +238,7 @@ static inline uint64_t xg_loop_value(const struct xg_loop *l, uint64_t i)
 static inline uint64_t xg_trip_count(uint64_t start, uint64_t end, uint64_t stride, bool up,
 				     bool is_signed)
 {
-	bool empty;
-	uint64_t d;
-
-	if (is_signed)
-		empty = up ? (int64_t)start >= (int64_t)end : (int64_t)start <= (int64_t)end;
-	else
-		empty = up ? start >= end : start <= end;
-	if (empty)
-		return 0;
-	d = up ? end - start : start - end;
-	return d / stride + (d % stride != 0);
+	return xs_loop_trip_count(start, end, stride, up, is_signed);
 }
 
 /* What a loop construct is: its iterations and schedule, and for a doacross
@@ -262,7 +261,8 @@ struct xg_ws *xg_loop_enter(const struct xg_loop_spec *spec, uintptr_t *reductio
 /* GOMP_loop_start()'s team memory: allocated by the first thread. */
 void xg_ws_mem(struct xg_ws *ws, bool first, void **mem);
 
-/* The effective schedule of @sched (GFS_* with monotonic bit) and @chunk. */
+/* The effective schedule of @sched (GFS_* with monotonic bit) and @chunk:
+ * XG_SCHED_STATIC, DYNAMIC, GUIDED or HYBRID. */
 uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk);
 
 /* ordered.c: pass the ordered turn after the current chunk; doacross. */

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * loop.c - worksharing loops: the chunk dispenser and the entry points for
- * `long` loops (loop_ull.c has the unsigned long long ones).
+ * loop.c - worksharing loops: the entry points for `long` loops (loop_ull.c
+ * has the unsigned long long ones) on libxsched's loop dispenser.
  *
  * A loop is dispensed over its iteration numbers [0, n), whatever its type,
- * bounds and direction: iteration i is start + i * step (mod 2^64).
- * static: thread t takes chunks t, t + P, t + 2P, ... (one block each when
- * no chunk size was given) with no shared state; dynamic: a fetch_add on
- * the construct's `next`; guided: a CAS loop taking max(chunk, left / P).
- * The dispenser only hands out numbers, so its atomics are relaxed; what a
- * loop body publishes is ordered by the barrier or the ordered turn.
- * Dynamic and guided are monotonic, which also satisfies nonmonotonic.
+ * bounds and direction: iteration i is start + i * step (mod 2^64). The
+ * dispensing itself - static block and cyclic, dynamic, guided and hybrid -
+ * is libxsched/loop.c's, the same code as xs_parallel_for(); here a
+ * construct's slot holds the dispenser and each thread's implicit task its
+ * cursor. Dynamic and guided are monotonic, which also satisfies
+ * nonmonotonic; hybrid is monotonic when the loop asks for it (the
+ * monotonic modifier, or `ordered`): thieves then take only increasing
+ * chunks. Ordered turns pass from chunk to chunk in increasing order
+ * (ordered.c): every thread takes its own chunks in increasing order.
+ *
+ * schedule(runtime) runs what XSCHED_LOOP_SCHEDULE names when it is set
+ * (not auto), whatever OMP_SCHEDULE says: that is how OpenMP programs reach
+ * the hybrid schedule (env.c), with XSCHED_LOOP_HYBRID_NS/ND/GRAIN.
  */
 #include <stdlib.h>
 
@@ -29,7 +35,8 @@ uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk)
 		sched = XG_SCHED_STATIC;
 		*chunk = 0;
 	}
-	if (sched != XG_SCHED_STATIC && sched != XG_SCHED_DYNAMIC && sched != XG_SCHED_GUIDED)
+	if (sched != XG_SCHED_STATIC && sched != XG_SCHED_DYNAMIC && sched != XG_SCHED_GUIDED &&
+	    sched != XG_SCHED_HYBRID)
 		xg_unsupported("a loop schedule kind other than static, dynamic, guided, auto, runtime");
 	if (*chunk < 0 || (sched != XG_SCHED_STATIC && *chunk < 1))
 		*chunk = sched == XG_SCHED_STATIC ? 0 : 1;
@@ -40,59 +47,47 @@ void xg_loop_init(struct xg_ws *ws, uint64_t n, uint64_t start, uint64_t step, u
 		  uint32_t sched, int64_t chunk, bool ordered)
 {
 	struct xg_loop *l = &ws->loop;
+	struct xg_team *team = ws->team;
+	uint32_t nt = team->nthreads;
+	bool monotonic = ordered || (sched & XG_SCHED_MONOTONIC);
+	uint32_t kind = xg_sched_resolve(sched, &chunk);
+	struct xs_loop_sched s = xg_env.loop;
+	const struct xs_victim_view *victims = NULL;
 
-	l->sched = xg_sched_resolve(sched, &chunk);
-	l->chunk = (uint64_t)chunk;
+	/* enum xg_sched's STATIC..GUIDED are XS_LOOP_STATIC..GUIDED. */
+	s.kind = kind == XG_SCHED_HYBRID ? XS_LOOP_HYBRID : kind;
+	s.chunk = (uint64_t)chunk;
+	if (s.kind == XS_LOOP_HYBRID && nt == 1) {
+		/* Nobody to balance with: one block (and no claim words to
+		 * allocate for serialized and orphaned loops). */
+		s.kind = XS_LOOP_STATIC;
+		s.chunk = 0;
+	}
+	if (s.kind == XS_LOOP_HYBRID) {
+		if (!ws->hslots) {
+			/* Kept for the slot's next hybrid loop; freed with the
+			 * region's team memory (team.c). */
+			ws->hslots = xs_alloc_cache_aligned(nt * sizeof(*ws->hslots));
+			if (!ws->hslots) {
+				xg_warn("out of memory for a hybrid loop of %u threads", nt);
+				abort();
+			}
+		}
+		/* Acquire pairs with the release that published the view; it
+		 * lives at least until the region (one job) ends. */
+		if (team->rt)
+			victims = xs_load_acquire(&team->rt->victims);
+	}
 	l->n = n;
 	l->start = start;
 	l->step = step;
 	l->end = end;
 	l->ordered = ordered;
-	/* Relaxed: published by xg_ws_ready()'s release. */
-	xs_store_relaxed(&ws->next, 0);
+	/* Relaxed stores: published by xg_ws_ready()'s release (or the team
+	 * start for a combined construct). */
+	xs_loop_disp_init(&ws->disp, n, nt, &s, monotonic,
+			  s.kind == XS_LOOP_HYBRID ? ws->hslots : NULL, victims);
 	xs_store_relaxed(&ws->ordered_pos, 0);
-}
-
-static bool xg_take_dynamic(struct xg_ws *ws, uint64_t n, uint64_t chunk, uint64_t *lo)
-{
-	uint64_t a;
-
-	if (xs_likely(n <= UINT64_MAX / 2 && chunk <= UINT64_MAX / 4)) {
-		/* `next` overshoots n by at most P chunks: no wrap. */
-		a = atomic_fetch_add_explicit(&ws->next, chunk, memory_order_relaxed);
-		*lo = a;
-		return a < n;
-	}
-	a = xs_load_relaxed(&ws->next);
-	do {
-		if (a >= n)
-			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&ws->next, &a,
-							n - a > chunk ? a + chunk : n,
-							memory_order_relaxed, memory_order_relaxed));
-	*lo = a;
-	return true;
-}
-
-static bool xg_take_guided(struct xg_ws *ws, uint64_t n, uint64_t chunk, uint32_t nt,
-			   uint64_t *lo, uint64_t *hi)
-{
-	uint64_t a = xs_load_relaxed(&ws->next), left, q;
-
-	do {
-		if (a >= n)
-			return false;
-		left = n - a;
-		q = left / nt + (left % nt != 0);
-		if (q < chunk)
-			q = chunk;
-		if (q > left)
-			q = left;
-	} while (!atomic_compare_exchange_weak_explicit(&ws->next, &a, a + q, memory_order_relaxed,
-							memory_order_relaxed));
-	*lo = a;
-	*hi = a + q;
-	return true;
 }
 
 const struct xg_loop *xg_loop_next(uint64_t *lo, uint64_t *hi)
@@ -100,42 +95,12 @@ const struct xg_loop *xg_loop_next(uint64_t *lo, uint64_t *hi)
 	struct xg_task *it = xg_task_self()->implicit;
 	struct xg_ws *ws = it->ws;
 	const struct xg_loop *l = &ws->loop;
-	uint32_t nt = it->team->nthreads;
 	uint64_t a, b;
 
 	if (l->ordered && !it->ordered_done)
 		xg_ordered_pass(it);
-	switch (l->sched) {
-	case XG_SCHED_STATIC:
-		if (!l->chunk) {
-			uint64_t q = l->n / nt, r = l->n % nt, t = it->tid;
-
-			if (it->static_trip++)
-				return NULL;
-			a = t * q + (t < r ? t : r);
-			b = a + q + (t < r);
-		} else {
-			uint64_t c = it->static_trip++ * nt + it->tid;
-			uint64_t nchunks = l->n / l->chunk + (l->n % l->chunk != 0);
-
-			if (c >= nchunks)
-				return NULL;
-			a = c * l->chunk;
-			b = l->n - a > l->chunk ? a + l->chunk : l->n;
-		}
-		if (a == b)
-			return NULL;
-		break;
-	case XG_SCHED_DYNAMIC:
-		if (!xg_take_dynamic(ws, l->n, l->chunk, &a))
-			return NULL;
-		b = l->n - a > l->chunk ? a + l->chunk : l->n;
-		break;
-	default:
-		if (!xg_take_guided(ws, l->n, l->chunk, nt, &a, &b))
-			return NULL;
-		break;
-	}
+	if (!xs_loop_disp_next(&ws->disp, &it->cur, &a, &b))
+		return NULL;
 	it->chunk_lo = a;
 	it->chunk_hi = b;
 	it->ordered_done = false;

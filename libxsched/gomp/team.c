@@ -71,8 +71,10 @@ struct xg_task *xg_task_self(void)
 		}
 		t->team = xg_alloc_team();
 		t->team->nthreads = 1;
-		for (uint32_t i = 0; i < XG_WS_RING; i++)
+		for (uint32_t i = 0; i < XG_WS_RING; i++) {
 			xs_store_relaxed(&t->team->ws[i].gen, i);
+			t->team->ws[i].team = t->team;
+		}
 		t->implicit = t;
 		t->icv = &xg_env.icv;
 		xg_initial = t;
@@ -191,6 +193,7 @@ static void xg_implicit_init(struct xg_task *it, struct xg_team *team, uint32_t 
 	it->team = team;
 	it->implicit = it;
 	it->tid = tid;
+	xs_loop_cursor_init(&it->cur, tid);
 	it->parent = team->encountering;
 	it->icv = &team->icv;
 	if (team->ws_preset) /* construct 0 was set up before the team started */
@@ -225,6 +228,8 @@ static void xg_team_reset(struct xg_team *team)
 		xs_store_relaxed(&ws->left, 0);
 		ws->doacross = NULL; /* a serialized team's ring is on a stack */
 		ws->mem = NULL;
+		ws->hslots = NULL;
+		ws->team = team;
 	}
 }
 
@@ -309,6 +314,8 @@ static void xg_region_end(struct xg_region *r)
 	for (uint32_t i = 0; i < r->team->ws_dirty; i++) {
 		free(r->team->ws[i].mem);
 		r->team->ws[i].mem = NULL;
+		free(r->team->ws[i].hslots);
+		r->team->ws[i].hslots = NULL;
 	}
 	if (r->team->rt) {
 		xs_self = r->outer;

@@ -124,7 +124,7 @@ struct xg_ws *xg_ws_enter(bool *first)
 	}
 	it->ws = ws;
 	it->ws_gen = k;
-	it->static_trip = 0;
+	xs_loop_cursor_init(&it->cur, it->tid);
 	it->chunk_lo = it->chunk_hi = 0;
 	it->ordered_done = true;
 	return ws;

@@ -60,6 +60,8 @@ static void usage(FILE *f)
 "  --quick           small sizes, for a smoke run\n"
 "  --dlb LIST        xsched once per strategy: slb,ws,rp,auto (default: XSCHED_DLB's)\n"
 "  --sweep           task size x steal size under ws and rp, speedup over slb\n"
+"  --dgemm           DGEMM: xsched static, dynamic, hybrid vs threaded OpenBLAS,\n"
+"                    BLIS; quiet and with a 50%% hog on one CPU (n 1024..4096)\n"
 "  --micro           instead of the programs: ns per empty parallel region,\n"
 "                    barrier and task + taskwait under libgomp, libomp, xgomp\n"
 "  --iters K         --micro: operations per timed run (default 100000)\n"
@@ -269,6 +271,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "json", no_argument, NULL, 'j' },
 		{ "dlb", required_argument, NULL, 'D' },
 		{ "sweep", no_argument, NULL, 'S' },
+		{ "dgemm", no_argument, NULL, 'G' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "omp", required_argument, NULL, 'O' },
 		{ "libomp", required_argument, NULL, 'L' },
@@ -336,6 +339,9 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			break;
 		case 'S':
 			o->sweep = true;
+			break;
+		case 'G':
+			o->dgemm = true;
 			break;
 		case 'l':
 			list_programs(stdout);
@@ -504,6 +510,10 @@ int main(int argc, char **argv)
 		return rc;
 	if (o.sweep) {
 		failed = sweep_run(&o);
+		goto out;
+	}
+	if (o.dgemm) {
+		failed = dgemm_run(&o);
 		goto out;
 	}
 	if (o.micro) {

@@ -46,6 +46,7 @@ struct options {
 	const char *xgomp_why;		/* why xgomp_path is NULL */
 	bool micro;			/* --micro instead of the programs */
 	long iters;			/* --iters: micro-benchmark iterations */
+	bool dgemm;			/* --dgemm instead of the programs */
 };
 
 /* One program while it runs: its state and the serial reference. */
@@ -124,6 +125,9 @@ void measure_xsched(struct cell *c, int ncells, struct program_run *x,
 
 /* sweep.c */
 int sweep_run(const struct options *o);
+
+/* dgemm.c: --dgemm, the DGEMM schedules against OpenBLAS and BLIS */
+int dgemm_run(const struct options *o);
 
 /* omp_child.c */
 /* One run of xsched-bench-omp under an OpenMP runtime. */

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+/*
+ * loop.c - parallel loops: the chunk dispenser (loop.h) and
+ * xs_parallel_for(), xs_parallel_for_u64(), xs_parallel_for_2d().
+ *
+ * Hybrid (the hybrid-grained schedule of the NUMA GEMM seed): an equal
+ * static split waits for the slowest thread; here each thread's block ends
+ * in small dynamic tasks that threads done early take. A thief looks at
+ * its victims nearest first (the runtime's victim view: same CPU, SMT,
+ * LLC, node, then by distance); among the victims of the nearest level
+ * that still has tasks it picks the one with the most tasks left (the
+ * slowest), and claims one with a CAS on that victim's span word.
+ * Termination: a thief gives up only after a scan that saw every span
+ * empty; spans never refill, so nothing is left behind, and an owner always
+ * runs what no thief took.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop.h"
+#include "options.h"
+#include "runtime.h"
+
+enum { XS_PH_STATIC, XS_PH_OWN, XS_PH_STEAL, XS_PH_DONE };
+
+#define XS_SPAN(front, back) ((uint64_t)(front) | (uint64_t)(back) << 32)
+#define XS_SPAN_FRONT(s) ((uint32_t)(s))
+#define XS_SPAN_BACK(s) ((uint32_t)((s) >> 32))
+
+/* Thread t's block and its hybrid layout. */
+struct xs_share {
+	uint64_t lo;    /* first iteration of the block */
+	uint64_t slen;  /* iterations of the static tasks */
+	uint64_t dsize; /* iterations per dynamic task */
+	uint32_t ndt;   /* dynamic tasks */
+};
+
+static void xs_block(uint64_t n, uint32_t p, uint32_t t, uint64_t *lo, uint64_t *len)
+{
+	uint64_t q = n / p, r = n % p;
+
+	*lo = t * q + (t < r ? t : r);
+	*len = q + (t < r);
+}
+
+static void xs_share_of(const struct xs_loop_disp *d, uint32_t t, struct xs_share *h)
+{
+	uint64_t len, ndt = 0, dsize = 0;
+
+	xs_block(d->n, d->nthreads, t, &h->lo, &len);
+	if (d->nd && len) {
+		/* grain per mille of len without overflowing len * grain. */
+		dsize = len / 1000 * d->grain + len % 1000 * d->grain / 1000;
+		if (!dsize)
+			dsize = 1;
+		ndt = len / dsize < d->nd ? len / dsize : d->nd;
+	}
+	h->dsize = dsize;
+	h->ndt = (uint32_t)ndt;
+	h->slen = len - ndt * dsize;
+}
+
+void xs_loop_disp_init(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
+		       const struct xs_loop_sched *s, bool monotonic, struct xs_loop_slot *slots,
+		       const struct xs_victim_view *victims)
+{
+	d->n = n;
+	d->kind = s->kind;
+	d->nthreads = nthreads ? nthreads : 1;
+	d->chunk = s->chunk;
+	if (d->kind != XS_LOOP_STATIC && !d->chunk)
+		d->chunk = 1;
+	d->ns = s->ns ? s->ns : 1;
+	d->nd = s->nd;
+	d->grain = s->grain ? s->grain : 1;
+	d->monotonic = monotonic;
+	d->slots = slots;
+	d->victims = victims && victims->nworkers == d->nthreads ? victims : NULL;
+	/* Relaxed: the caller publishes the dispenser with a release (the
+	 * job start, or the drop-in's `ready`). */
+	xs_store_relaxed(&d->next, 0);
+	if (d->kind == XS_LOOP_HYBRID) {
+		for (uint32_t t = 0; t < d->nthreads; t++) {
+			struct xs_share h;
+
+			xs_share_of(d, t, &h);
+			xs_store_relaxed(&slots[t].span, XS_SPAN(0, h.ndt));
+		}
+	}
+}
+
+static bool xs_take_dynamic(struct xs_loop_disp *d, uint64_t *lo)
+{
+	uint64_t a, n = d->n, chunk = d->chunk;
+
+	if (xs_likely(n <= UINT64_MAX / 2 && chunk <= UINT64_MAX / 4)) {
+		/* `next` overshoots n by at most P chunks: no wrap. */
+		a = atomic_fetch_add_explicit(&d->next, chunk, memory_order_relaxed);
+		*lo = a;
+		return a < n;
+	}
+	a = xs_load_relaxed(&d->next);
+	do {
+		if (a >= n)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&d->next, &a,
+							n - a > chunk ? a + chunk : n,
+							memory_order_relaxed, memory_order_relaxed));
+	*lo = a;
+	return true;
+}
+
+static bool xs_take_guided(struct xs_loop_disp *d, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = xs_load_relaxed(&d->next), left, q, n = d->n;
+
+	do {
+		if (a >= n)
+			return false;
+		left = n - a;
+		q = left / d->nthreads + (left % d->nthreads != 0);
+		if (q < d->chunk)
+			q = d->chunk;
+		if (q > left)
+			q = left;
+	} while (!atomic_compare_exchange_weak_explicit(&d->next, &a, a + q, memory_order_relaxed,
+							memory_order_relaxed));
+	*lo = a;
+	*hi = a + q;
+	return true;
+}
+
+/* Claim task k of @t's dynamic tasks from the front or the back. */
+static bool xs_claim(struct xs_loop_disp *d, uint32_t t, bool front, uint32_t *k)
+{
+	_Atomic uint64_t *w = &d->slots[t].span;
+	/* Relaxed: the span only numbers tasks (see loop.h). */
+	uint64_t s = xs_load_relaxed(w), ns;
+
+	do {
+		uint32_t f = XS_SPAN_FRONT(s), b = XS_SPAN_BACK(s);
+
+		if (f >= b)
+			return false;
+		*k = front ? f : b - 1;
+		ns = front ? XS_SPAN(f + 1, b) : XS_SPAN(f, b - 1);
+	} while (!atomic_compare_exchange_weak_explicit(w, &s, ns, memory_order_relaxed,
+							memory_order_relaxed));
+	return true;
+}
+
+static void xs_dynamic_task(const struct xs_loop_disp *d, uint32_t t, uint32_t k, uint64_t *lo,
+			    uint64_t *hi)
+{
+	struct xs_share h;
+
+	xs_share_of(d, t, &h);
+	*lo = h.lo + h.slen + k * h.dsize;
+	*hi = *lo + h.dsize;
+}
+
+static uint32_t xs_span_left(const struct xs_loop_disp *d, uint32_t t)
+{
+	uint64_t s = xs_load_relaxed(&d->slots[t].span);
+
+	return XS_SPAN_BACK(s) - XS_SPAN_FRONT(s);
+}
+
+/*
+ * One thief scan: victim candidates nearest first; the first (nearest)
+ * weight level with tasks left decides, and in it the victim with the most
+ * left. Returns the victim, or -1 when every span looked empty.
+ */
+static int64_t xs_pick_victim(const struct xs_loop_disp *d, const struct xs_loop_cursor *c)
+{
+	const struct xs_victim_view *v = d->victims;
+	uint32_t P = d->nthreads, me = c->tid, best_left = 0, cnt;
+	int64_t best = -1;
+	uint32_t best_weight = 0;
+
+	if (v) {
+		const uint32_t *ids = v->ids + v->first[me];
+		const uint16_t *wt = v->weight + v->first[me];
+
+		cnt = v->nlocal[me] + v->nremote[me];
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint32_t t = ids[i], left;
+
+			if (best >= 0 && wt[i] < best_weight)
+				break; /* a farther level: the nearer one has work */
+			if (t == me || (d->monotonic && t < c->src))
+				continue;
+			left = xs_span_left(d, t);
+			if (left > best_left) {
+				best = t;
+				best_left = left;
+				best_weight = wt[i];
+			}
+		}
+		if (best >= 0)
+			return best;
+	}
+	/* No view (or it missed some thread): every thread, in id order after
+	 * our own, the slowest first. */
+	for (uint32_t i = 1; i < P; i++) {
+		uint32_t t = (me + i) % P, left;
+
+		if (d->monotonic && t < c->src)
+			continue;
+		left = xs_span_left(d, t);
+		if (left > best_left) {
+			best = t;
+			best_left = left;
+		}
+	}
+	return best;
+}
+
+static bool xs_hybrid_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_t *lo,
+			   uint64_t *hi)
+{
+	struct xs_share h;
+	uint32_t k;
+
+	switch (c->phase) {
+	case XS_PH_STATIC:
+		xs_share_of(d, c->tid, &h);
+		while (c->trip < d->ns) {
+			uint64_t q = h.slen / d->ns, r = h.slen % d->ns, i = c->trip++;
+
+			*lo = h.lo + i * q + (i < r ? i : r);
+			*hi = *lo + q + (i < r);
+			if (*hi > *lo)
+				return true;
+		}
+		c->phase = XS_PH_OWN;
+		/* fall through */
+	case XS_PH_OWN:
+		if (xs_claim(d, c->tid, true, &k)) {
+			xs_dynamic_task(d, c->tid, k, lo, hi);
+			return true;
+		}
+		c->phase = XS_PH_STEAL;
+		/* fall through */
+	case XS_PH_STEAL:
+		for (;;) {
+			int64_t t = xs_pick_victim(d, c);
+
+			if (t < 0)
+				break;
+			if (xs_claim(d, (uint32_t)t, d->monotonic, &k)) {
+				if (d->monotonic)
+					c->src = (uint32_t)t;
+				xs_dynamic_task(d, (uint32_t)t, k, lo, hi);
+				return true;
+			}
+		}
+		c->phase = XS_PH_DONE;
+		/* fall through */
+	default:
+		return false;
+	}
+}
+
+bool xs_loop_disp_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_t *lo,
+		       uint64_t *hi)
+{
+	uint64_t a, b, P = d->nthreads;
+
+	switch (d->kind) {
+	case XS_LOOP_STATIC:
+		if (!d->chunk) {
+			uint64_t len;
+
+			if (c->trip++)
+				return false;
+			xs_block(d->n, d->nthreads, c->tid, &a, &len);
+			b = a + len;
+		} else {
+			uint64_t k = c->trip++ * P + c->tid;
+			uint64_t nchunks = d->n / d->chunk + (d->n % d->chunk != 0);
+
+			if (k >= nchunks)
+				return false;
+			a = k * d->chunk;
+			b = d->n - a > d->chunk ? a + d->chunk : d->n;
+		}
+		if (a == b)
+			return false;
+		break;
+	case XS_LOOP_DYNAMIC:
+		if (!xs_take_dynamic(d, &a))
+			return false;
+		b = d->n - a > d->chunk ? a + d->chunk : d->n;
+		break;
+	case XS_LOOP_GUIDED:
+		if (!xs_take_guided(d, &a, &b))
+			return false;
+		break;
+	default:
+		return xs_hybrid_next(d, c, lo, hi);
+	}
+	*lo = a;
+	*hi = b;
+	return true;
+}
+
+/* ---------------------------------------------------------------- */
+/* Schedules and options */
+
+int xs_loop_sched_check(const struct xs_loop_sched *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->kind > XS_LOOP_HYBRID) {
+		fprintf(stderr, "xsched: xs_loop_sched.kind = %u is invalid: expected 0..%u "
+			"(enum xs_loop_kind)\n", s->kind, (unsigned)XS_LOOP_HYBRID);
+		return -EINVAL;
+	}
+	if (s->kind != XS_LOOP_HYBRID)
+		return 0;
+	if (s->ns < 1 || s->ns > 64) {
+		fprintf(stderr, "xsched: xs_loop_sched.ns = %u is invalid: expected 1..64\n", s->ns);
+		return -EINVAL;
+	}
+	if (s->nd > 1024) {
+		fprintf(stderr, "xsched: xs_loop_sched.nd = %u is invalid: expected 0..1024\n",
+			s->nd);
+		return -EINVAL;
+	}
+	if (s->grain < 1 || s->grain > 1000) {
+		fprintf(stderr, "xsched: xs_loop_sched.grain = %u is invalid: expected 1..1000 "
+			"(per mille)\n", s->grain);
+		return -EINVAL;
+	}
+	if ((uint64_t)s->nd * s->grain > 1000) {
+		fprintf(stderr, "xsched: xs_loop_sched.nd x grain = %u x %u is invalid: expected "
+			"at most 1000 (per mille of a block)\n", s->nd, s->grain);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void xs_loop_sched_from_options(const struct xs_options *opt, struct xs_loop_sched *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = (unsigned)opt->loop_schedule; /* auto is 0 = XS_LOOP_DEFAULT */
+	s->chunk = (uint64_t)opt->loop_chunk;
+	s->ns = (unsigned)opt->loop_ns;
+	s->nd = (unsigned)opt->loop_nd;
+	s->grain = (unsigned)opt->loop_grain;
+}
+
+int xs_loop_sched_default(const struct xs_runtime *rt, struct xs_loop_sched *s)
+{
+	if (!rt || !s)
+		return -EINVAL;
+	xs_loop_sched_from_options(&rt->opt, s);
+	if (s->kind == XS_LOOP_DEFAULT)
+		s->kind = XS_LOOP_HYBRID;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* xs_parallel_for and friends: one job of the runtime */
+
+enum xs_for_shape { XS_FOR_S64, XS_FOR_U64, XS_FOR_2D };
+
+struct xs_for_job {
+	struct xs_loop_disp disp;
+	enum xs_for_shape shape;
+	uint64_t start;         /* 1-D: iteration 0's value */
+	int64_t step;
+	int64_t r0, c0, r1, c1; /* 2-D */
+	uint64_t rb, cb, ntc;   /* tile sizes, tiles per row */
+	union {
+		xs_for_fn s64;
+		xs_for_u64_fn u64;
+		xs_for_2d_fn tile;
+	} fn;
+	void *arg;
+};
+
+static void xs_for_chunk(const struct xs_for_job *j, uint64_t lo, uint64_t hi)
+{
+	uint64_t first = j->start + lo * (uint64_t)j->step;
+
+	switch (j->shape) {
+	case XS_FOR_S64:
+		j->fn.s64(j->arg, (int64_t)first, hi - lo);
+		break;
+	case XS_FOR_U64:
+		j->fn.u64(j->arg, first, hi - lo);
+		break;
+	case XS_FOR_2D:
+		for (uint64_t i = lo; i < hi; i++) {
+			uint64_t tr = i / j->ntc, tc = i % j->ntc;
+			/* In uint64_t: the tile never leaves [r0, r1) x [c0, c1). */
+			uint64_t a = (uint64_t)j->r0 + tr * j->rb, b = (uint64_t)j->c0 + tc * j->cb;
+			uint64_t ae = (uint64_t)j->r1 - a > j->rb ? a + j->rb : (uint64_t)j->r1;
+			uint64_t be = (uint64_t)j->c1 - b > j->cb ? b + j->cb : (uint64_t)j->c1;
+
+			j->fn.tile(j->arg, (int64_t)a, (int64_t)ae, (int64_t)b, (int64_t)be);
+		}
+		break;
+	}
+}
+
+static void xs_for_worker(void *p)
+{
+	struct xs_for_job *j = p;
+	struct xs_loop_cursor c;
+	uint64_t lo, hi;
+
+	xs_loop_cursor_init(&c, (uint32_t)xs_worker_id());
+	while (xs_loop_disp_next(&j->disp, &c, &lo, &hi))
+		xs_for_chunk(j, lo, hi);
+}
+
+static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
+		      const struct xs_loop_sched *sched)
+{
+	struct xs_loop_sched s;
+	struct xs_loop_slot *slots = NULL;
+	int ret;
+
+	if (!rt || !j->fn.s64)
+		return -EINVAL;
+	if (xs_self)
+		return -EBUSY;
+	/* DEFAULT (or none): the whole schedule from XSCHED_LOOP_*. */
+	if (sched && sched->kind != XS_LOOP_DEFAULT)
+		s = *sched;
+	else
+		xs_loop_sched_default(rt, &s);
+	ret = xs_loop_sched_check(&s);
+	if (ret < 0)
+		return ret;
+	if (!n)
+		return 0;
+	if (s.kind == XS_LOOP_HYBRID) {
+		slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
+		if (!slots)
+			return -ENOMEM;
+	}
+	/* Acquire pairs with the release that published the view; it stays
+	 * valid for the job (daemon_client.h frees replaced views only two
+	 * job boundaries later). */
+	xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
+			  xs_load_acquire(&rt->victims));
+	ret = xs_runtime_parallel(rt, xs_for_worker, j);
+	free(slots);
+	return ret;
+}
+
+static int xs_for_1d(struct xs_runtime *rt, struct xs_for_job *j, uint64_t begin,
+		     uint64_t end, int64_t step, const struct xs_loop_sched *sched)
+{
+	bool up = step > 0;
+	uint64_t stride = up ? (uint64_t)step : -(uint64_t)step;
+
+	if (!step)
+		return -EINVAL;
+	j->start = begin;
+	j->step = step;
+	return xs_for_run(rt, j, xs_loop_trip_count(begin, end, stride, up, j->shape == XS_FOR_S64),
+			  sched);
+}
+
+int xs_parallel_for(struct xs_runtime *rt, int64_t begin, int64_t end, int64_t step,
+		    const struct xs_loop_sched *sched, xs_for_fn fn, void *arg)
+{
+	struct xs_for_job j = { .shape = XS_FOR_S64, .fn.s64 = fn, .arg = arg };
+
+	return xs_for_1d(rt, &j, (uint64_t)begin, (uint64_t)end, step, sched);
+}
+
+int xs_parallel_for_u64(struct xs_runtime *rt, uint64_t begin, uint64_t end, int64_t step,
+			const struct xs_loop_sched *sched, xs_for_u64_fn fn, void *arg)
+{
+	struct xs_for_job j = { .shape = XS_FOR_U64, .fn.u64 = fn, .arg = arg };
+
+	return xs_for_1d(rt, &j, begin, end, step, sched);
+}
+
+int xs_parallel_for_2d(struct xs_runtime *rt, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+		       uint64_t rb, uint64_t cb, const struct xs_loop_sched *sched,
+		       xs_for_2d_fn fn, void *arg)
+{
+	struct xs_for_job j = { .shape = XS_FOR_2D, .r0 = r0, .r1 = r1, .c0 = c0, .c1 = c1,
+				.rb = rb, .cb = cb, .fn.tile = fn, .arg = arg };
+	uint64_t ntr, n;
+
+	if (!rb || !cb)
+		return -EINVAL;
+	ntr = xs_loop_trip_count((uint64_t)r0, (uint64_t)r1, rb, true, true);
+	j.ntc = xs_loop_trip_count((uint64_t)c0, (uint64_t)c1, cb, true, true);
+	if (j.ntc && ntr > UINT64_MAX / j.ntc)
+		return -EINVAL;
+	n = ntr * j.ntc;
+	return xs_for_run(rt, &j, n, sched);
+}
