@@ -93,6 +93,9 @@ static const struct xs_option_def xs_option_table[] = {
 	{ "XSCHED_RUNTIME_DIR", XS_OPT_PATH, XS_OPT(runtime_dir), 0, 0, 0,
 	  "a directory", "/run/xsched",
 	  "where xschedd publishes its socket and state (its --runtime-dir)", NULL },
+	{ "XSCHED_STATS_PAGE", XS_OPT_BOOL, XS_OPT(stats_page), 1, 0, 1, "0 or 1", "1",
+	  "publish per-worker counters for xsched-top in a shared-memory page (in "
+	  "XSCHED_RUNTIME_DIR when xschedd runs there, else /dev/shm)", NULL },
 	{ "XSCHED_LOOP_SCHEDULE", XS_OPT_ENUM, XS_OPT(loop_schedule), 0, 0, 4,
 	  "auto, static, dynamic, guided or hybrid", "auto",
 	  "schedule of xs_parallel_for() without one (auto = hybrid) and, when not auto, of "

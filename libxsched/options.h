@@ -26,6 +26,7 @@ struct xs_options {
 	int64_t bind;           /* enum xs_bind_policy */
 	int64_t push;           /* enum xs_push_policy */
 	int64_t daemon;         /* enum xs_daemon_mode (daemon_client.h) */
+	int64_t stats_page;     /* publish counters for xsched-top (stats_page.h) */
 	int64_t loop_schedule;  /* enum xs_loop_kind; 0 = auto (loop.c) */
 	int64_t loop_chunk;     /* default chunk of xs_parallel_for and the drop-in */
 	int64_t loop_ns;        /* hybrid: static tasks per worker */

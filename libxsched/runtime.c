@@ -171,6 +171,7 @@ void *xs_worker_main(void *arg)
 		xs_worker_pin(rt, w);
 	xs_worker_init_row(rt, w);
 	xs_daemon_client_thread(rt, w->id);
+	xs_stats_page_thread(rt, w->id);
 	/* Release publishes the initialised row (and the tid) to the
 	 * creator's acquire. */
 	atomic_fetch_add_explicit(&rt->rows_ready, 1, memory_order_release);
@@ -228,6 +229,7 @@ static int xs_runtime_start_threads(struct xs_runtime *rt)
 /* Free what xs_runtime_create() built, whatever stage it reached. */
 static void xs_runtime_free(struct xs_runtime *rt)
 {
+	xs_stats_page_destroy(rt); /* before the workers it reads go */
 	for (uint32_t i = 0; rt->workers && i < rt->nworkers; i++) {
 		xs_worker_destroy(rt->workers[i]);
 		if (rt->queue_rows)
@@ -351,11 +353,13 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	err = -xs_daemon_client_create(rt);
 	if (err)
 		goto fail;
+	xs_stats_page_create(rt);
 	if (xs_runtime_start_threads(rt) < 0) {
 		err = EAGAIN;
 		goto fail;
 	}
 	xs_daemon_client_start(rt);
+	xs_stats_page_start(rt);
 	return rt;
 
 fail:
@@ -380,6 +384,7 @@ static struct xs_worker *xs_runtime_enter(struct xs_runtime *rt, enum xs_job_kin
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
 	xs_daemon_client_job_start(rt);
+	xs_stats_page_job(rt, true);
 	xs_runtime_post(rt, kind, fn, arg);
 	w0->job_seen = xs_load_relaxed(&rt->job_seq);
 	return w0;
@@ -395,6 +400,7 @@ static int xs_runtime_job(struct xs_runtime *rt, enum xs_job_kind kind, xs_task_
 	if (!w0)
 		return err;
 	xs_worker_run_job(w0, kind, fn, arg);
+	xs_stats_page_job(rt, false);
 	xs_self = NULL;
 	return 0;
 }
@@ -435,6 +441,7 @@ void xs_runtime_parallel_end(struct xs_runtime *rt, struct xs_job_frame *job)
 
 	xs_worker_implicit_end(w0, &job->frame);
 	xs_worker_job_end(w0, job->t0);
+	xs_stats_page_job(rt, false);
 	xs_self = NULL;
 }
 

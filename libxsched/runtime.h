@@ -18,12 +18,14 @@
 #include "profile.h"
 #include "spsc.h"
 #include "stats.h"
+#include "stats_page.h"
 #include "task.h"
 #include "task_pool.h"
 
 enum xs_job_kind { XS_JOB_RUN, XS_JOB_PARALLEL, XS_JOB_EXIT };
 
 struct xs_daemon_client;
+struct xs_stats_page;
 
 /*
  * A worker. The first lines are the owner's: only the worker's own thread
@@ -60,6 +62,7 @@ struct xs_worker {
 	struct xs_barrier_state bar;
 	struct xs_dlb_state dlb;
 	struct xs_counters ctr;
+	struct xs_idle_clock idle;      /* owner-written, see stats_page.h */
 	struct xs_task_pool pool;
 	struct xs_parker park;
 	struct xs_barrier_node bnode;
@@ -79,6 +82,7 @@ struct xs_runtime {
 	 * job boundaries later (daemon_client.h), the rest at destroy. */
 	_Atomic(struct xs_victim_view *) victims;
 	struct xs_daemon_client *daemon; /* NULL under XSCHED_DAEMON=off */
+	struct xs_stats_page *stats_page; /* NULL under XSCHED_STATS_PAGE=0 */
 	bool pinned;                    /* worker threads are pinned to their CPU */
 	struct xs_dlb_config dlb;       /* as configured; workers hold copies */
 	uint64_t dlb_gen;               /* bumped by xs_runtime_set_dlb() */

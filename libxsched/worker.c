@@ -541,6 +541,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		if (t) {
 			if (idle_since) {
 				xs_prof_end(w->log, XS_EV_STALL, stall_t0);
+				xs_idle_end(&w->idle, xs_now_ns());
 				idle_since = 0;
 			}
 			w->dlb.idle_visits = 0;
@@ -554,6 +555,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			xs_dlb_idle(w);
 		if (!idle_since) {
 			idle_since = xs_now_ns();
+			xs_idle_begin(&w->idle, idle_since);
 			stall_t0 = xs_prof_begin(w->log);
 			spins = 0;
 		}
@@ -575,8 +577,10 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
 		idle_since = xs_now_ns();
 	}
-	if (idle_since)
+	if (idle_since) {
 		xs_prof_end(w->log, XS_EV_STALL, stall_t0);
+		xs_idle_end(&w->idle, xs_now_ns());
+	}
 }
 
 /*

@@ -22,6 +22,8 @@ PACKAGES=(
 	liburing-dev      # xschedd: its one io_uring event loop
 	libcap-dev        # xschedd: drops every capability it no longer needs
 	systemd           # systemd-analyze verify of packaging/xschedd.service
+	libncurses-dev    # xsched-top's screen (tools/xsched-top)
+	tmux              # tests/xsched-top-tui-keys drives the screen through it
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
 )

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * Ten million tasks, spawned and completed across workers, take task
- * descriptors from the per-worker pools: after warm-up, no malloc at all.
+ * descriptors from the per-worker pools: after warm-up the only mallocs are
+ * pool slabs, and the pools stay within XQueue's bound. A worker's
+ * descriptors are queued in the N queues it produces into (N x Q slots; a
+ * victim moves stolen tasks through its own queue to the thief) or running,
+ * so a pool never needs more than N x Q + a few: the slab count converges.
+ * On a quiet machine warm-up reaches it and the measured phase allocates
+ * nothing (printed); a loaded machine can delay thieves and remote frees
+ * past the warm-up's high-water mark, which may add slabs up to the bound.
  * malloc is interposed by this program (it is defined here, so the
  * library's calls bind to it) and counted. Sanitizers interpose malloc
  * themselves; under them only the pool's own slab count is checked.
@@ -71,22 +78,38 @@ TEST(ten_million_tasks_no_malloc)
 	struct xs_runtime *rt = xs_runtime_create(3);
 	struct xs_stats st;
 	struct xs_stats warm;
-	long before;
+	uint64_t prev_slabs = 0, bound;
+	long before, grown;
 
 	ASSERT_NE(NULL, rt);
-	for (int r = 0; r < 100; r++) /* warm-up: pools reach their size */
+	/* Warm-up: until the pools have not grown for 300 rounds. */
+	for (int r = 0, stable = 0; r < 5000 && stable < 300; r++) {
+		uint64_t slabs;
+
 		ASSERT_EQ(0, xs_runtime_run(rt, round_root, NULL));
+		ASSERT_EQ(0, xs_runtime_stats(rt, &warm));
+		slabs = warm.slabs_allocated;
+		stable = r && slabs == prev_slabs ? stable + 1 : 0;
+		prev_slabs = slabs;
+	}
 	ASSERT_EQ(0, xs_runtime_stats(rt, &warm));
 	before = atomic_load(&allocations);
 	atomic_store(&executed, 0);
 	for (int r = 0; r < ROUNDS; r++)
 		ASSERT_EQ(0, xs_runtime_run(rt, round_root, NULL));
-	EXPECT_EQ(0, atomic_load(&allocations) - before);
+	grown = atomic_load(&allocations) - before;
 	EXPECT_EQ((long)ROUNDS * FANOUT, atomic_load(&executed));
 	ASSERT_EQ(0, xs_runtime_stats(rt, &st));
-	/* Descriptors came from the pools: no slab after warm-up. */
-	EXPECT_EQ(warm.slabs_allocated, st.slabs_allocated);
-	EXPECT_LT(st.slabs_allocated, 100);
+	TH_LOG("slabs after warm-up %llu, after 10^7 tasks %llu",
+	       (unsigned long long)warm.slabs_allocated, (unsigned long long)st.slabs_allocated);
+#ifndef XS_TEST_SANITIZED
+	/* Every malloc of the measured phase is a pool slab... */
+	EXPECT_EQ((long)(st.slabs_allocated - warm.slabs_allocated), grown);
+#endif
+	/* ...and the pools stay within the bound: 3 workers x (3 queues x 256
+	 * slots / 256 per slab + 2 for running and returning descriptors). */
+	bound = 3 * (3 * 256 / 256 + 2);
+	EXPECT_LE(st.slabs_allocated, bound);
 	xs_runtime_destroy(rt);
 }
 

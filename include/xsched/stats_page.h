@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xsched/stats_page.h - the statistics page every libxsched runtime
+ * publishes, and that xsched-top reads.
+ *
+ * One file per runtime, named XS_STATS_PREFIX "<pid>.<runtime number>", in
+ * xschedd's runtime directory when the daemon runs there and the process
+ * may write it, else in /dev/shm (XS_STATS_SHM_DIR). Mode 0644: everyone
+ * may read it, only its owner (and root) may remove it.
+ *
+ *        struct xs_stats_header                       at 0
+ *        struct xs_stats_worker workers[nworkers]     at worker_off
+ *
+ * Writers and readers:
+ *  - Lines 0-1 of the header (layout and identity) are written once,
+ *    before the file is renamed into place; a reader checks them with
+ *    xs_stats_check_layout() and skips a page that fails.
+ *  - Everything else has one writer, the runtime's publisher thread, which
+ *    copies the workers' owner-written counters every period_ns. Every
+ *    field is a single 64- or 32-bit relaxed store and every counter only
+ *    grows, so a reader's relaxed snapshot is a mix of two neighbouring
+ *    publications at worst, never a torn value. `generation` is stored
+ *    last with release: a reader that loads it with acquire first sees at
+ *    least the counters of that publication.
+ *  - The page is removed when the runtime is destroyed, and at process
+ *    exit (atexit) for runtimes never destroyed. A page whose process is
+ *    gone (no such pid, or a pid whose start time is not pid_start) is
+ *    dead: readers that may remove it do.
+ *
+ * Fixed-width types only, explicit padding; sizes asserted below. A layout
+ * change bumps XS_STATS_VERSION.
+ */
+#ifndef XSCHED_STATS_PAGE_H
+#define XSCHED_STATS_PAGE_H
+
+#include <linux/types.h>
+
+#define XS_STATS_MAGIC 0x3154535343535856ULL /* "VXSCSST1" little-endian */
+#define XS_STATS_VERSION 1u
+#define XS_STATS_PREFIX "xsched-stats."
+#define XS_STATS_SHM_DIR "/dev/shm"
+/* The largest page a reader maps: 1024 workers are 264 KiB. */
+#define XS_STATS_MAX_WORKERS 1024u
+
+/* header.dlb: XSCHED_DLB's values, in its order. */
+#define XS_STATS_DLB_SLB 0u
+#define XS_STATS_DLB_WS 1u
+#define XS_STATS_DLB_RP 2u
+#define XS_STATS_DLB_AUTO 3u
+
+/* header.flags */
+#define XS_STATS_F_RUNTIME_DIR (1u << 0) /* lives in xschedd's runtime directory */
+#define XS_STATS_F_DAEMON (1u << 1)      /* connected to xschedd at the last job */
+#define XS_STATS_F_IN_JOB (1u << 2)      /* a job is running */
+
+/* worker.flags */
+#define XS_STATS_W_IDLE (1u << 0)        /* idle (waiting, spinning or parked) now */
+
+struct xs_stats_header {
+	/* Lines 0-1: layout and identity, written once before publication. */
+	__u64 magic;          /* XS_STATS_MAGIC */
+	__u32 version;        /* XS_STATS_VERSION */
+	__u32 header_size;    /* sizeof(struct xs_stats_header) */
+	__u64 total_size;     /* file size in bytes */
+	__u32 worker_off;     /* byte offset of workers[] */
+	__u32 worker_size;    /* sizeof(struct xs_stats_worker) */
+	__u32 nworkers;
+	__u32 pid;
+	__u64 pid_start;      /* the process's start time (/proc/<pid>/stat field 22) */
+	__u32 uid;            /* real uid of the process */
+	__u32 runtime_id;     /* runtimes this process created before this one */
+	__u32 nnodes;         /* NUMA nodes the workers are placed on */
+	__u32 queue_size;     /* slots per XQueue SPSC queue */
+	__u8 comm[16];        /* the process's command (NUL-terminated) */
+	__u64 created_ns;     /* CLOCK_MONOTONIC at creation */
+	__u64 reserved0[5];
+	/* Lines 2-3: the publisher thread's. */
+	__u64 generation __attribute__((aligned(64))); /* publications; 0 = none yet */
+	__u64 published_ns;   /* CLOCK_MONOTONIC of the last publication */
+	__u64 period_ns;      /* publication period */
+	__u64 jobs;           /* jobs started (xs_runtime_run, parallel regions, ...) */
+	__u32 dlb;            /* XS_STATS_DLB_* configured for the current job */
+	__u32 push;           /* XSCHED_PUSH: 0 auto, 1 rr, 2 local */
+	__u32 flags;          /* XS_STATS_F_* */
+	__u32 reserved1;
+	__u64 reserved[10];
+} __attribute__((aligned(64)));
+
+/* One worker's counters (libxsched/stats.h has what each one counts). */
+struct xs_stats_worker {
+	__u64 tasks_executed;  /* queued tasks run here + immediate */
+	__u64 tasks_created;   /* static_pushes + immediate */
+	__u64 tasks_self;
+	__u64 tasks_local;
+	__u64 tasks_remote;
+	__u64 immediate;
+	__u64 static_pushes;
+	__u64 continuations;
+	__u64 requests_sent;
+	__u64 requests_handled;
+	__u64 requests_with_steal;
+	__u64 requests_source_empty;
+	__u64 requests_target_full;
+	__u64 stolen_local;
+	__u64 stolen_remote;
+	__u64 parks;
+	__u64 barrier_waves;
+	__u64 idle_ns;         /* time spent idle, including the current stretch */
+	__u64 queue_depth;     /* tasks queued into this worker at the publication */
+	__u32 tid;             /* its thread (worker 0: the thread that created it) */
+	__u32 cpu;             /* the CPU it is placed on */
+	__u32 node;            /* that CPU's NUMA node (sysfs number) */
+	__u32 flags;           /* XS_STATS_W_* */
+	__u64 reserved[11];
+};
+
+_Static_assert(sizeof(struct xs_stats_header) == 256, "xs_stats_header layout");
+_Static_assert(__builtin_offsetof(struct xs_stats_header, generation) == 128,
+	       "the publisher's fields start a cache line after the layout");
+_Static_assert(sizeof(struct xs_stats_worker) == 256, "xs_stats_worker layout");
+
+/* Bytes of a page of @nworkers workers. */
+static inline __u64 xs_stats_page_size(__u32 nworkers)
+{
+	return sizeof(struct xs_stats_header) + (__u64)nworkers * sizeof(struct xs_stats_worker);
+}
+
+/*
+ * Check the layout of a mapped page of @size bytes. Returns 0, -EPROTO
+ * (bad magic, other version: not a page this reader understands) or
+ * -EBADMSG (sizes and offsets inconsistent with the file).
+ */
+static inline int xs_stats_check_layout(const struct xs_stats_header *h, __u64 size)
+{
+	if (size < sizeof(*h) || h->magic != XS_STATS_MAGIC || h->version != XS_STATS_VERSION ||
+	    h->header_size != sizeof(*h))
+		return -71; /* -EPROTO */
+	if (h->total_size != size || h->worker_size != sizeof(struct xs_stats_worker) ||
+	    !h->nworkers || h->nworkers > XS_STATS_MAX_WORKERS || h->worker_off < sizeof(*h) ||
+	    (__u64)h->worker_off + (__u64)h->nworkers * h->worker_size > size || !h->pid)
+		return -74; /* -EBADMSG */
+	return 0;
+}
+
+/* Relaxed load of a page field written by the publisher thread. */
+#define xs_stats_load(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+
+static inline const struct xs_stats_worker *xs_stats_worker_at(const struct xs_stats_header *h,
+							       __u32 i)
+{
+	return (const struct xs_stats_worker *)((const char *)h + h->worker_off) + i;
+}
+
+#endif /* XSCHED_STATS_PAGE_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pages.c - reading the statistics pages that runtimes publish
+ * (include/xsched/stats_page.h).
+ *
+ * Nothing in a page is trusted: the file must be a regular file of a sane
+ * size whose layout passes xs_stats_check_layout(), whose pid matches its
+ * name and whose owner is the uid it claims (or root). A page that fails
+ * is skipped with a note. A page whose process is gone (no such pid, or a
+ * pid whose start time differs: reused) is dead and removed, when this
+ * reader may remove it (its owner, or root; /dev/shm is sticky).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "top.h"
+
+/* The start time of process @pid (field 22 of /proc/<pid>/stat), 0 when
+ * it cannot be read. */
+static uint64_t top_pid_start(uint32_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+/* Whether the process that wrote @h is still the one running as its pid. */
+static bool top_page_alive(const struct xs_stats_header *h)
+{
+	uint64_t start;
+
+	if (kill((pid_t)h->pid, 0) && errno == ESRCH)
+		return false;
+	start = top_pid_start(h->pid);
+	/* A start time we cannot read (another pid namespace, hidepid) is
+	 * given the benefit of the doubt. */
+	return !start || !h->pid_start || start == h->pid_start;
+}
+
+static const char *top_layout_why(int err)
+{
+	return err == -EPROTO ? "bad magic or version" : "inconsistent layout";
+}
+
+/* Copy page @path (name @name in its directory) into a new entry of @s. */
+static void top_page_read(struct top_snap *s, const char *path, const char *name, uint32_t want)
+{
+	const struct xs_stats_header *h = MAP_FAILED;
+	struct top_proc *pr, *procs;
+	unsigned long name_pid, name_id;
+	struct stat st;
+	int fd, err;
+	char *end;
+
+	name_pid = strtoul(name + strlen(XS_STATS_PREFIX), &end, 10);
+	if (*end != '.' || !name_pid)
+		return; /* not a page name: nothing of ours */
+	name_id = strtoul(end + 1, &end, 10);
+	if (*end)
+		return;
+	if (want && name_pid != want)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno != ENOENT) /* removed while we looked: its runtime ended */
+			top_note(s, "skipped %s: %s", path, strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		top_note(s, "skipped %s: not a regular file", path);
+		goto out;
+	}
+	if ((uint64_t)st.st_size < sizeof(*h) ||
+	    (uint64_t)st.st_size > xs_stats_page_size(XS_STATS_MAX_WORKERS)) {
+		top_note(s, "skipped %s: corrupt page (size %lld)", path, (long long)st.st_size);
+		goto out;
+	}
+	h = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		top_note(s, "skipped %s: %s", path, strerror(errno));
+		goto out;
+	}
+	err = xs_stats_check_layout(h, (uint64_t)st.st_size);
+	if (err) {
+		top_note(s, "skipped %s: corrupt page (%s)", path, top_layout_why(err));
+		goto out;
+	}
+	if (h->pid != name_pid || h->runtime_id != name_id ||
+	    (st.st_uid != 0 && st.st_uid != h->uid)) {
+		top_note(s, "skipped %s: corrupt page (pid, runtime or owner differ from its name)",
+			 path);
+		goto out;
+	}
+	if (!top_page_alive(h)) {
+		if (!unlink(path))
+			top_note(s, "removed %s: process %u is gone", path, h->pid);
+		else if (errno != ENOENT)
+			top_note(s, "stale %s: process %u is gone, cannot remove it: %s", path,
+				 h->pid, strerror(errno));
+		goto out;
+	}
+	procs = realloc(s->procs, (s->nprocs + 1) * sizeof(*procs));
+	if (!procs)
+		goto out;
+	s->procs = procs;
+	pr = &procs[s->nprocs];
+	memset(pr, 0, sizeof(*pr));
+	pr->w = calloc(h->nworkers, sizeof(*pr->w));
+	pr->w_tasks_s = calloc(h->nworkers, sizeof(double));
+	pr->w_idle_pct = calloc(h->nworkers, sizeof(double));
+	if (!pr->w || !pr->w_tasks_s || !pr->w_idle_pct) {
+		free(pr->w);
+		free(pr->w_tasks_s);
+		free(pr->w_idle_pct);
+		goto out;
+	}
+	snprintf(pr->path, sizeof(pr->path), "%s", path);
+	/* The layout lines were checked above and never change. The rest is
+	 * the publisher's: acquire on generation first (pairs with its
+	 * release store), then relaxed field by field. */
+	memcpy(&pr->h, h, offsetof(struct xs_stats_header, generation));
+	pr->h.generation = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
+	pr->h.published_ns = xs_stats_load(&h->published_ns);
+	pr->h.period_ns = xs_stats_load(&h->period_ns);
+	pr->h.jobs = xs_stats_load(&h->jobs);
+	pr->h.dlb = xs_stats_load(&h->dlb);
+	pr->h.push = xs_stats_load(&h->push);
+	pr->h.flags = xs_stats_load(&h->flags);
+	for (uint32_t i = 0; i < h->nworkers; i++) {
+		const __u64 *src = (const __u64 *)xs_stats_worker_at(h, i);
+		__u64 *dst = (__u64 *)&pr->w[i];
+
+		for (size_t k = 0; k < sizeof(pr->w[i]) / sizeof(__u64); k++)
+			dst[k] = xs_stats_load(&src[k]);
+	}
+	memcpy(pr->comm, pr->h.comm, 16);
+	pr->comm[16] = '\0';
+	for (char *c = pr->comm; *c; c++) /* shown on a terminal and in JSON */
+		if ((unsigned char)*c < 0x20 || *c == '"' || *c == '\\' || *c == 0x7f)
+			*c = '?';
+	s->nprocs++;
+out:
+	if (h != MAP_FAILED)
+		munmap((void *)h, (size_t)st.st_size);
+	close(fd);
+}
+
+void top_pages_scan(struct top_snap *s, const char *dir, uint32_t pid)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[4200];
+
+		if (strncmp(e->d_name, XS_STATS_PREFIX, strlen(XS_STATS_PREFIX)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		top_page_read(s, path, e->d_name, pid);
+	}
+	closedir(d);
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/*
+ * snap.c - one refresh of xsched-top, and the rates against the previous.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "top.h"
+
+const char *const top_sort_names[TOP_SORT_N] = { "tasks/s", "steals/s", "idle%", "pid",
+						  "command" };
+
+static const char *const top_dlb_names[] = { "slb", "ws", "rp", "auto" };
+
+const char *top_dlb_name(uint32_t dlb)
+{
+	return dlb < 4 ? top_dlb_names[dlb] : "?";
+}
+
+uint64_t top_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void top_note(struct top_snap *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->nnotes == TOP_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* The same runtime in the previous refresh: same file, same creation. */
+static const struct top_proc *top_prev_of(const struct top_snap *prev, const struct top_proc *p)
+{
+	for (size_t i = 0; prev && i < prev->nprocs; i++)
+		if (prev->procs[i].h.created_ns == p->h.created_ns &&
+		    !strcmp(prev->procs[i].path, p->path))
+			return &prev->procs[i];
+	return NULL;
+}
+
+static double top_rate(uint64_t now, uint64_t before, double dt)
+{
+	return dt > 0 && now >= before ? (double)(now - before) / dt : 0;
+}
+
+/* Totals of @p and its rates since @q (or since creation). */
+static void top_proc_rates(struct top_proc *p, const struct top_proc *q)
+{
+	uint64_t t1 = p->h.published_ns, t0 = q ? q->h.published_ns : p->h.created_ns;
+	double dt = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
+	uint64_t e0 = 0, c0 = 0, sl0 = 0, sr0 = 0, s0 = 0, h0 = 0, i0 = 0;
+
+	for (uint32_t i = 0; i < p->h.nworkers; i++) {
+		const struct xs_stats_worker *w = &p->w[i];
+		const struct xs_stats_worker *v = q && q->h.nworkers == p->h.nworkers ? &q->w[i] : NULL;
+
+		p->executed += w->tasks_executed;
+		p->created += w->tasks_created;
+		p->stolen_local += w->stolen_local;
+		p->stolen_remote += w->stolen_remote;
+		p->sent += w->requests_sent;
+		p->handled += w->requests_handled;
+		p->with_steal += w->requests_with_steal;
+		p->immediate += w->immediate;
+		p->queued += w->queue_depth;
+		p->idle_ns += w->idle_ns;
+		p->w_tasks_s[i] = top_rate(w->tasks_executed, v ? v->tasks_executed : 0, dt);
+		p->w_idle_pct[i] = dt > 0 ? 100.0 * (double)(w->idle_ns - (v ? v->idle_ns : 0)) /
+						    (dt * 1e9)
+					  : 0;
+		if (p->w_idle_pct[i] > 100)
+			p->w_idle_pct[i] = 100;
+		if (p->w_idle_pct[i] < 0 || (v && w->idle_ns < v->idle_ns))
+			p->w_idle_pct[i] = 0;
+	}
+	if (q) {
+		e0 = q->executed;
+		c0 = q->created;
+		sl0 = q->stolen_local;
+		sr0 = q->stolen_remote;
+		s0 = q->sent;
+		h0 = q->handled;
+		i0 = q->idle_ns;
+	}
+	p->tasks_s = top_rate(p->executed, e0, dt);
+	p->created_s = top_rate(p->created, c0, dt);
+	p->steals_local_s = top_rate(p->stolen_local, sl0, dt);
+	p->steals_remote_s = top_rate(p->stolen_remote, sr0, dt);
+	p->sent_s = top_rate(p->sent, s0, dt);
+	p->handled_s = top_rate(p->handled, h0, dt);
+	p->idle_pct = dt > 0 && p->idle_ns >= i0
+			      ? 100.0 * (double)(p->idle_ns - i0) / (dt * 1e9 * p->h.nworkers)
+			      : 0;
+	if (p->idle_pct > 100)
+		p->idle_pct = 100;
+	p->immediate_ratio = p->executed ? (double)p->immediate / (double)p->executed : 0;
+}
+
+int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top_snap *prev)
+{
+	memset(s, 0, sizeof(*s));
+	s->now_ns = top_now_ns();
+	top_daemon_read(s, o->runtime_dir);
+	top_pages_scan(s, o->runtime_dir, o->pid);
+	if (strcmp(o->shm_dir, o->runtime_dir))
+		top_pages_scan(s, o->shm_dir, o->pid);
+	for (size_t i = 0; i < s->nprocs; i++)
+		top_proc_rates(&s->procs[i], top_prev_of(prev, &s->procs[i]));
+	top_snap_sort(s, o->sort);
+	return 0;
+}
+
+void top_snap_free(struct top_snap *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++) {
+		free(s->procs[i].w);
+		free(s->procs[i].w_tasks_s);
+		free(s->procs[i].w_idle_pct);
+	}
+	free(s->procs);
+	free(s->d.cpus);
+	free(s->d.nodes);
+	free(s->d.victims);
+	memset(s, 0, sizeof(*s));
+}
+
+static int top_sort_key;
+
+static int top_cmp_double(double a, double b)
+{
+	return a < b ? 1 : a > b ? -1 : 0; /* descending */
+}
+
+static int top_cmp(const void *pa, const void *pb)
+{
+	const struct top_proc *a = pa, *b = pb;
+	int c = 0;
+
+	switch (top_sort_key) {
+	case TOP_SORT_TASKS: c = top_cmp_double(a->tasks_s, b->tasks_s); break;
+	case TOP_SORT_STEALS:
+		c = top_cmp_double(a->steals_local_s + a->steals_remote_s,
+				   b->steals_local_s + b->steals_remote_s);
+		break;
+	case TOP_SORT_IDLE: c = top_cmp_double(a->idle_pct, b->idle_pct); break;
+	case TOP_SORT_CMD: c = strcmp(a->comm, b->comm); break;
+	default: break;
+	}
+	if (!c)
+		c = a->h.pid < b->h.pid ? -1 : a->h.pid > b->h.pid ? 1 : 0;
+	if (!c)
+		c = a->h.runtime_id < b->h.runtime_id ? -1 : a->h.runtime_id > b->h.runtime_id;
+	return c;
+}
+
+void top_snap_sort(struct top_snap *s, int key)
+{
+	top_sort_key = key;
+	if (s->nprocs > 1)
+		qsort(s->procs, s->nprocs, sizeof(*s->procs), top_cmp);
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * text.c - xsched-top's batch output: -b prints plain-text snapshots (the
+ * screen's content, for logs), --json one JSON object per refresh on one
+ * line (for scripts and tests). Every string printed in JSON is either ours
+ * or was made printable and quote-free when read (pages.c).
+ */
+#include <string.h>
+
+#include "top.h"
+
+static void top_print_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o)
+{
+	const struct top_daemon *d = &s->d;
+
+	if (d->present)
+		fprintf(out,
+			"xsched-top: daemon %s (pid %u), tick %.0f ms, heartbeat %.2f s ago%s%s, "
+			"%u CPUs, %u nodes\n",
+			d->mode, d->pid, d->tick_ns / 1e6, d->heartbeat_age_ns / 1e9,
+			d->fresh ? "" : ", stale: ", d->fresh ? "" : d->why, d->ncpus, d->nnodes);
+	else
+		fprintf(out, "xsched-top: daemon absent (%s); showing what processes publish\n",
+			d->why);
+	if (d->present) {
+		fprintf(out, "%-5s %-5s %8s %8s %8s %10s\n", "CPU", "NODE", "XSCHED%", "OTHER%",
+			"IDLE%", "RQLAT_US");
+		for (uint32_t n = 0; n < d->nnodes + 1; n++) {
+			for (uint32_t i = 0; i < d->ncpus; i++) {
+				const struct xs_abi_cpu *c = &d->cpus[i];
+				uint32_t node = c->node;
+
+				/* node by node; a CPU with a bad node index last */
+				if (n < d->nnodes ? node != n : node < d->nnodes)
+					continue;
+				fprintf(out, "%-5u %-5d %8.1f %8.1f %8.1f %10u\n", c->cpu,
+					node < d->nnodes ? (int)d->nodes[node].node : -1,
+					c->worker_permille / 10.0, c->foreign_permille / 10.0,
+					c->idle_permille / 10.0, c->rq_latency_us);
+			}
+		}
+	}
+	fprintf(out, "%-8s %-3s %-16s %7s %10s %9s %9s %10s %10s %6s %6s %-4s %6s\n", "PID", "RT",
+		"COMMAND", "WORKERS", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "REQ_SENT", "REQ_HANDLED",
+		"IMM%", "IDLE%", "DLB", "QUEUED");
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct top_proc *p = &s->procs[i];
+
+		fprintf(out,
+			"%-8u %-3u %-16s %7u %10.0f %9.0f %9.0f %10llu %10llu %6.1f %6.1f %-4s %6llu\n",
+			p->h.pid, p->h.runtime_id, p->comm, p->h.nworkers, p->tasks_s,
+			p->steals_local_s, p->steals_remote_s, (unsigned long long)p->sent,
+			(unsigned long long)p->handled, 100 * p->immediate_ratio, p->idle_pct,
+			top_dlb_name(p->h.dlb), (unsigned long long)p->queued);
+	}
+	if (!s->nprocs)
+		fprintf(out, "(no xsched processes%s)\n", o->pid ? " with that pid" : "");
+	for (size_t i = 0; i < s->nnotes; i++)
+		fprintf(out, "note: %s\n", s->notes[i]);
+	fputc('\n', out);
+	fflush(out);
+}
+
+static void top_json_worker(FILE *out, const struct top_proc *p, uint32_t i)
+{
+	const struct xs_stats_worker *w = &p->w[i];
+
+	fprintf(out,
+		"{\"id\":%u,\"tid\":%u,\"cpu\":%u,\"node\":%u,\"idle\":%s,\"tasks_executed\":%llu,"
+		"\"tasks_created\":%llu,\"tasks_self\":%llu,\"tasks_local\":%llu,"
+		"\"tasks_remote\":%llu,\"immediate\":%llu,\"static_pushes\":%llu,"
+		"\"requests_sent\":%llu,\"requests_handled\":%llu,\"requests_with_steal\":%llu,"
+		"\"stolen_local\":%llu,\"stolen_remote\":%llu,\"parks\":%llu,\"idle_ns\":%llu,"
+		"\"queue_depth\":%llu,\"tasks_per_s\":%.1f,\"idle_pct\":%.1f}",
+		i, w->tid, w->cpu, w->node, w->flags & XS_STATS_W_IDLE ? "true" : "false",
+		(unsigned long long)w->tasks_executed, (unsigned long long)w->tasks_created,
+		(unsigned long long)w->tasks_self, (unsigned long long)w->tasks_local,
+		(unsigned long long)w->tasks_remote, (unsigned long long)w->immediate,
+		(unsigned long long)w->static_pushes, (unsigned long long)w->requests_sent,
+		(unsigned long long)w->requests_handled, (unsigned long long)w->requests_with_steal,
+		(unsigned long long)w->stolen_local, (unsigned long long)w->stolen_remote,
+		(unsigned long long)w->parks, (unsigned long long)w->idle_ns,
+		(unsigned long long)w->queue_depth, p->w_tasks_s[i], p->w_idle_pct[i]);
+}
+
+void top_print_json(FILE *out, const struct top_snap *s)
+{
+	const struct top_daemon *d = &s->d;
+
+	fprintf(out, "{\"time_ns\":%llu,\"daemon\":{\"mode\":", (unsigned long long)s->now_ns);
+	top_print_json_str(out, d->present ? d->mode : "absent");
+	if (d->present) {
+		fprintf(out,
+			",\"pid\":%u,\"fresh\":%s,\"tick_ms\":%.1f,\"heartbeat_age_ms\":%.1f,"
+			"\"generation\":%llu,\"cpus\":%u,\"nodes\":%u",
+			d->pid, d->fresh ? "true" : "false", d->tick_ns / 1e6,
+			d->heartbeat_age_ns / 1e6, (unsigned long long)d->generation, d->ncpus,
+			d->nnodes);
+	}
+	if (d->why[0]) {
+		fputs(",\"why\":", out);
+		top_print_json_str(out, d->why);
+	}
+	fputs(",\"cpu\":[", out);
+	for (uint32_t i = 0; d->present && i < d->ncpus; i++) {
+		const struct xs_abi_cpu *c = &d->cpus[i];
+
+		fprintf(out,
+			"%s{\"cpu\":%u,\"node\":%d,\"xsched_pct\":%.1f,\"other_pct\":%.1f,"
+			"\"idle_pct\":%.1f,\"rq_latency_us\":%u}",
+			i ? "," : "", c->cpu, c->node < d->nnodes ? (int)d->nodes[c->node].node : -1,
+			c->worker_permille / 10.0, c->foreign_permille / 10.0,
+			c->idle_permille / 10.0, c->rq_latency_us);
+	}
+	fputs("]},\"processes\":[", out);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct top_proc *p = &s->procs[i];
+
+		fprintf(out, "%s{\"pid\":%u,\"runtime\":%u,\"command\":", i ? "," : "", p->h.pid,
+			p->h.runtime_id);
+		top_print_json_str(out, p->comm);
+		fputs(",\"path\":", out);
+		top_print_json_str(out, p->path);
+		fprintf(out,
+			",\"workers\":%u,\"dlb\":\"%s\",\"jobs\":%llu,\"in_job\":%s,\"daemon\":%s,"
+			"\"generation\":%llu,\"tasks_executed\":%llu,\"tasks_created\":%llu,"
+			"\"immediate\":%llu,\"stolen_local\":%llu,\"stolen_remote\":%llu,"
+			"\"requests_sent\":%llu,\"requests_handled\":%llu,"
+			"\"requests_with_steal\":%llu,\"queue_depth\":%llu,\"idle_ns\":%llu,"
+			"\"tasks_per_s\":%.1f,\"created_per_s\":%.1f,\"steals_local_per_s\":%.1f,"
+			"\"steals_remote_per_s\":%.1f,\"requests_sent_per_s\":%.1f,"
+			"\"requests_handled_per_s\":%.1f,\"immediate_ratio\":%.4f,\"idle_pct\":%.1f,"
+			"\"worker\":[",
+			p->h.nworkers, top_dlb_name(p->h.dlb), (unsigned long long)p->h.jobs,
+			p->h.flags & XS_STATS_F_IN_JOB ? "true" : "false",
+			p->h.flags & XS_STATS_F_DAEMON ? "true" : "false",
+			(unsigned long long)p->h.generation, (unsigned long long)p->executed,
+			(unsigned long long)p->created, (unsigned long long)p->immediate,
+			(unsigned long long)p->stolen_local, (unsigned long long)p->stolen_remote,
+			(unsigned long long)p->sent, (unsigned long long)p->handled,
+			(unsigned long long)p->with_steal, (unsigned long long)p->queued,
+			(unsigned long long)p->idle_ns, p->tasks_s, p->created_s, p->steals_local_s,
+			p->steals_remote_s, p->sent_s, p->handled_s, p->immediate_ratio, p->idle_pct);
+		for (uint32_t w = 0; w < p->h.nworkers; w++) {
+			if (w)
+				fputc(',', out);
+			top_json_worker(out, p, w);
+		}
+		fputs("]}", out);
+	}
+	fputs("],\"notes\":[", out);
+	for (size_t i = 0; i < s->nnotes; i++) {
+		if (i)
+			fputc(',', out);
+		top_print_json_str(out, s->notes[i]);
+	}
+	fputs("]}\n", out);
+	fflush(out);
+}

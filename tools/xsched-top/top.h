@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top.h - what the parts of xsched-top share: one refresh is a struct
+ * top_snap (the daemon's state, every process's statistics page, and notes
+ * about what could not be read), and the rates between two of them.
+ *
+ *   pages.c   statistics pages: scan, validate, copy, clean dead ones
+ *   daemon.c  xschedd's state file: map read-only, seqlock copy, validate
+ *   snap.c    a refresh, rates against the previous one, sorting
+ *   text.c    batch output: -b (plain text) and --json
+ *   tui.c     the ncurses screen
+ */
+#ifndef XSCHED_TOP_H
+#define XSCHED_TOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "xsched/abi.h"
+#include "xsched/stats_page.h"
+
+#define TOP_MAX_NOTES 32
+
+/* One runtime's page, copied. */
+struct top_proc {
+	char path[4200];
+	struct xs_stats_header h;        /* copy of the header */
+	struct xs_stats_worker *w;       /* copy of workers[h.nworkers] */
+	char comm[17];
+	/* Rates over the interval since the previous refresh (or since the
+	 * page was created, on the first), per second; idle in percent. */
+	double tasks_s, created_s, steals_local_s, steals_remote_s, sent_s, handled_s;
+	double idle_pct, immediate_ratio;
+	double *w_tasks_s, *w_idle_pct;  /* per worker */
+	uint64_t executed, created, stolen_local, stolen_remote, sent, handled, with_steal;
+	uint64_t immediate, queued, idle_ns;
+};
+
+/* The daemon, as its state file says. */
+struct top_daemon {
+	int present;                     /* a consistent, valid state was read */
+	const char *mode;                /* "BPF", "degraded" or "absent" */
+	char why[4400];                  /* when absent or not fresh: why */
+	int fresh;                       /* heartbeat recent and not exited */
+	uint32_t pid;
+	uint64_t tick_ns, generation, heartbeat_age_ns;
+	uint32_t ncpus, nnodes, row_len;
+	struct xs_abi_cpu *cpus;         /* copies */
+	struct xs_abi_node *nodes;
+	struct xs_abi_victim *victims;   /* [ncpus][row_len] */
+};
+
+struct top_snap {
+	uint64_t now_ns;                 /* CLOCK_MONOTONIC of the refresh */
+	struct top_daemon d;
+	struct top_proc *procs;
+	size_t nprocs;
+	char notes[TOP_MAX_NOTES][320];  /* skipped and cleaned pages, ... */
+	size_t nnotes;
+};
+
+struct top_opts {
+	double delay_s;                  /* -d */
+	long iterations;                 /* -n; 0 = until q */
+	uint32_t pid;                    /* -p; 0 = all */
+	int batch, json;
+	int sort;                        /* enum top_sort */
+	char runtime_dir[4096];
+	char shm_dir[4096];              /* XSCHED_TOP_SHM_DIR: tests only */
+};
+
+enum top_sort { TOP_SORT_TASKS, TOP_SORT_STEALS, TOP_SORT_IDLE, TOP_SORT_PID, TOP_SORT_CMD,
+		TOP_SORT_N };
+
+extern const char *const top_sort_names[TOP_SORT_N];
+
+uint64_t top_now_ns(void);
+void top_note(struct top_snap *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* pages.c: add every valid page of @dir (and of process @pid, if not 0). */
+void top_pages_scan(struct top_snap *s, const char *dir, uint32_t pid);
+
+/* daemon.c: read <@runtime_dir>/state into s->d. */
+void top_daemon_read(struct top_snap *s, const char *runtime_dir);
+const char *top_victim_class(unsigned int c);
+
+/* snap.c */
+int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top_snap *prev);
+void top_snap_free(struct top_snap *s);
+void top_snap_sort(struct top_snap *s, int key);
+const char *top_dlb_name(uint32_t dlb);
+
+/* text.c */
+void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o);
+void top_print_json(FILE *out, const struct top_snap *s);
+
+/* tui.c: the interactive loop; returns the exit status. */
+int top_tui(struct top_opts *o);
+
+#endif /* XSCHED_TOP_H */

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tui.c - xsched-top's screen (ncurses): a header, per-CPU bars grouped by
+ * node, the process table; a process's workers, a CPU's victim table and
+ * the help screen as views of their own. Keys are on the help screen.
+ */
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+
+enum top_view { VIEW_MAIN, VIEW_DETAIL, VIEW_CPU, VIEW_HELP };
+
+struct top_ui {
+	struct top_opts *o;
+	struct top_snap snap, prev;
+	enum top_view view, back;
+	int paused;
+	uint32_t sel_pid, sel_rt;       /* selected process, by identity */
+	size_t sel;                     /* its index in snap.procs */
+	uint32_t cpu;                   /* CPU view: index into d.cpus */
+	char msg[128];                  /* one-shot message on the last line */
+};
+
+static void top_refresh_snap(struct top_ui *u)
+{
+	top_snap_free(&u->prev);
+	u->prev = u->snap;
+	top_snap_take(&u->snap, u->o, &u->prev);
+}
+
+/* Keep the selection on the same process across refreshes and sorts. */
+static void top_fix_selection(struct top_ui *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->snap.nprocs; i++)
+		if (u->snap.procs[i].h.pid == u->sel_pid && u->snap.procs[i].h.runtime_id == u->sel_rt)
+			break;
+	if (i == u->snap.nprocs)
+		i = u->sel < u->snap.nprocs ? u->sel : u->snap.nprocs ? u->snap.nprocs - 1 : 0;
+	u->sel = i;
+	if (i < u->snap.nprocs) {
+		u->sel_pid = u->snap.procs[i].h.pid;
+		u->sel_rt = u->snap.procs[i].h.runtime_id;
+	}
+}
+
+static void top_header(struct top_ui *u, int *y)
+{
+	const struct top_daemon *d = &u->snap.d;
+
+	attron(A_BOLD);
+	if (d->present)
+		mvprintw((*y)++, 0,
+			 "xsched-top  daemon %s (pid %u)  tick %.0f ms  heartbeat %.2f s ago%s  "
+			 "%u CPUs, %u nodes",
+			 d->mode, d->pid, d->tick_ns / 1e6, d->heartbeat_age_ns / 1e9,
+			 d->fresh ? "" : " (stale)", d->ncpus, d->nnodes);
+	else
+		mvprintw((*y)++, 0, "xsched-top  daemon absent: showing what processes publish");
+	attroff(A_BOLD);
+	if (!d->present)
+		mvprintw((*y)++, 0, "  (%s)", d->why);
+	mvprintw((*y)++, 0, "delay %.1f s  sort %s%s  %zu processes   h help  q quit",
+		 u->o->delay_s, top_sort_names[u->o->sort], u->paused ? "  [paused]" : "",
+		 u->snap.nprocs);
+}
+
+/* One bar of @width: xsched workers '#', other tasks '=', idle '.'. */
+static void top_bar(int y, int x, int width, const struct xs_abi_cpu *c)
+{
+	int xs = (int)((long)c->worker_permille * width / 1000);
+	int other = (int)((long)c->foreign_permille * width / 1000);
+
+	if (xs > width)
+		xs = width;
+	if (other > width - xs)
+		other = width - xs;
+	mvaddch(y, x, '[');
+	for (int i = 0; i < width; i++)
+		addch(i < xs ? '#' | COLOR_PAIR(1) : i < xs + other ? '=' | COLOR_PAIR(2) : '.');
+	addch(']');
+}
+
+static void top_cpus(struct top_ui *u, int *y, int max_rows)
+{
+	const struct top_daemon *d = &u->snap.d;
+	int shown = 0, width = COLS > 100 ? 40 : 20;
+
+	if (!d->present)
+		return;
+	mvprintw((*y)++, 0, "CPU   bar: # xsched  = other  . idle%*s XSCHED%%  OTHER%%   IDLE%%  RQLAT",
+		 width - 24, "");
+	for (uint32_t n = 0; n <= d->nnodes; n++) {
+		bool header = false;
+
+		for (uint32_t i = 0; i < d->ncpus; i++) {
+			const struct xs_abi_cpu *c = &d->cpus[i];
+
+			if (n < d->nnodes ? c->node != n : c->node < d->nnodes)
+				continue;
+			if (shown == max_rows) {
+				mvprintw((*y)++, 0, "  ... %u more CPUs", d->ncpus - (uint32_t)shown);
+				return;
+			}
+			if (!header && d->nnodes > 1) {
+				mvprintw((*y)++, 0, "node %u", n < d->nnodes ? d->nodes[n].node : 0);
+				header = true;
+			}
+			mvprintw(*y, 0, "%-5u", c->cpu);
+			top_bar(*y, 6, width, c);
+			printw(" %6.1f %7.1f %7.1f %5uus", c->worker_permille / 10.0,
+			       c->foreign_permille / 10.0, c->idle_permille / 10.0, c->rq_latency_us);
+			(*y)++;
+			shown++;
+		}
+	}
+}
+
+static void top_procs(struct top_ui *u, int *y)
+{
+	attron(A_BOLD);
+	mvprintw((*y)++, 0, "%-8s %-2s %-15s %3s %9s %8s %8s %9s %9s %5s %5s %-4s", "PID", "RT",
+		 "COMMAND", "WRK", "TASKS/S", "STEAL_L", "STEAL_R", "REQ_SENT", "REQ_HNDL", "IMM%",
+		 "IDLE%", "DLB");
+	attroff(A_BOLD);
+	for (size_t i = 0; i < u->snap.nprocs && *y < LINES - 1; i++) {
+		const struct top_proc *p = &u->snap.procs[i];
+
+		if (i == u->sel)
+			attron(A_REVERSE);
+		mvprintw((*y)++, 0, "%-8u %-2u %-15.15s %3u %9.0f %8.0f %8.0f %9llu %9llu %5.1f %5.1f %-4s",
+			 p->h.pid, p->h.runtime_id, p->comm, p->h.nworkers, p->tasks_s,
+			 p->steals_local_s, p->steals_remote_s, (unsigned long long)p->sent,
+			 (unsigned long long)p->handled, 100 * p->immediate_ratio, p->idle_pct,
+			 top_dlb_name(p->h.dlb));
+		if (i == u->sel)
+			attroff(A_REVERSE);
+	}
+	if (!u->snap.nprocs)
+		mvprintw((*y)++, 0, "(no xsched processes publish statistics)");
+}
+
+static void top_notes(struct top_ui *u)
+{
+	if (u->msg[0])
+		mvprintw(LINES - 1, 0, "%s", u->msg);
+	else if (u->snap.nnotes)
+		mvprintw(LINES - 1, 0, "note: %s%s", u->snap.notes[0],
+			 u->snap.nnotes > 1 ? " (and more)" : "");
+}
+
+static void top_draw_main(struct top_ui *u)
+{
+	int y = 0, cpu_rows = LINES / 2 - 4;
+
+	top_header(u, &y);
+	y++;
+	if (cpu_rows < 1)
+		cpu_rows = 1;
+	top_cpus(u, &y, cpu_rows);
+	if (u->snap.d.present)
+		y++;
+	top_procs(u, &y);
+}
+
+static void top_draw_detail(struct top_ui *u)
+{
+	const struct top_proc *p;
+	int y = 0;
+
+	if (u->sel >= u->snap.nprocs) {
+		mvprintw(0, 0, "process %u has gone; Esc: back", u->sel_pid);
+		return;
+	}
+	p = &u->snap.procs[u->sel];
+	attron(A_BOLD);
+	mvprintw(y++, 0, "workers of %u (%s), runtime %u: %u workers, dlb %s, %llu jobs%s",
+		 p->h.pid, p->comm, p->h.runtime_id, p->h.nworkers, top_dlb_name(p->h.dlb),
+		 (unsigned long long)p->h.jobs, p->h.flags & XS_STATS_F_DAEMON ? ", with xschedd" : "");
+	attroff(A_BOLD);
+	mvprintw(y++, 0, "Esc: back   h help   q quit");
+	y++;
+	attron(A_BOLD);
+	mvprintw(y++, 0, "%-4s %-8s %4s %4s %9s %10s %10s %8s %8s %8s %8s %8s %7s %7s %5s %5s %-4s",
+		 "WKR", "TID", "CPU", "NODE", "TASKS/S", "EXECUTED", "CREATED", "SELF", "LOCAL",
+		 "REMOTE", "IMMED", "REQ_SENT", "STEAL_L", "STEAL_R", "IDLE%", "QUEUE", "NOW");
+	attroff(A_BOLD);
+	for (uint32_t i = 0; i < p->h.nworkers && y < LINES - 1; i++) {
+		const struct xs_stats_worker *w = &p->w[i];
+
+		mvprintw(y++, 0,
+			 "%-4u %-8u %4u %4u %9.0f %10llu %10llu %8llu %8llu %8llu %8llu %8llu %7llu "
+			 "%7llu %5.1f %5llu %-4s",
+			 i, w->tid, w->cpu, w->node, p->w_tasks_s[i],
+			 (unsigned long long)w->tasks_executed, (unsigned long long)w->tasks_created,
+			 (unsigned long long)w->tasks_self, (unsigned long long)w->tasks_local,
+			 (unsigned long long)w->tasks_remote, (unsigned long long)w->immediate,
+			 (unsigned long long)w->requests_sent, (unsigned long long)w->stolen_local,
+			 (unsigned long long)w->stolen_remote, p->w_idle_pct[i],
+			 (unsigned long long)w->queue_depth,
+			 w->flags & XS_STATS_W_IDLE ? "idle" : "busy");
+	}
+}
+
+static void top_draw_cpu(struct top_ui *u)
+{
+	const struct top_daemon *d = &u->snap.d;
+	const struct xs_abi_cpu *c;
+	int y = 0;
+
+	if (!d->present) {
+		mvprintw(0, 0, "victim tables come from xschedd, which is absent (%s)", d->why);
+		mvprintw(1, 0, "Esc: back   h help   q quit");
+		return;
+	}
+	if (u->cpu >= d->ncpus)
+		u->cpu = 0;
+	c = &d->cpus[u->cpu];
+	attron(A_BOLD);
+	mvprintw(y++, 0, "victim table of CPU %u (node %d): who a thief on it asks, best first",
+		 c->cpu, c->node < d->nnodes ? (int)d->nodes[c->node].node : -1);
+	attroff(A_BOLD);
+	mvprintw(y++, 0, "arrows: other CPU   Esc: back   h help   q quit");
+	y++;
+	attron(A_BOLD);
+	mvprintw(y++, 0, "%-5s %-6s %-7s %7s %8s %8s %7s", "RANK", "VICTIM", "CLASS", "WEIGHT",
+		 "XSCHED%", "OTHER%", "RQLAT");
+	attroff(A_BOLD);
+	for (uint32_t k = 0; k < d->row_len && y < LINES - 1; k++) {
+		const struct xs_abi_victim *v = &d->victims[(size_t)u->cpu * d->row_len + k];
+		const struct xs_abi_cpu *vc = v->cpu_index < d->ncpus ? &d->cpus[v->cpu_index] : NULL;
+
+		if (!vc) {
+			mvprintw(y++, 0, "%-5u (invalid entry)", k + 1);
+			continue;
+		}
+		mvprintw(y++, 0, "%-5u %-6u %-7s %7u %8.1f %8.1f %5uus", k + 1, vc->cpu,
+			 top_victim_class(v->class), v->weight, vc->worker_permille / 10.0,
+			 vc->foreign_permille / 10.0, vc->rq_latency_us);
+	}
+}
+
+static void top_draw_help(void)
+{
+	static const char *const lines[] = {
+		"xsched-top help",
+		"",
+		"  q             quit",
+		"  h, ?          this help; any key returns",
+		"  Up, Down      select a process",
+		"  Enter, w      the selected process's workers (detail view)",
+		"  c             the victim table of a CPU (xschedd); Left, Right: other CPU",
+		"  Esc           back to the main view",
+		"  s             sort by the next key: tasks/s, steals/s, idle%, pid, command",
+		"  p             pause / resume refreshing",
+		"  d             set the delay between refreshes (seconds)",
+		"",
+		"Columns: TASKS/S tasks executed per second; STEAL_L, STEAL_R tasks stolen or",
+		"redirected per second to thieves on the same or another NUMA node; REQ_SENT,",
+		"REQ_HNDL steal requests sent and served; IMM% tasks run immediately (full",
+		"queue); IDLE% worker time spent waiting; DLB the balancing strategy.",
+		"CPU bars (from xschedd): # xsched workers, = other tasks, . idle; RQLAT the",
+		"mean run-queue latency.",
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && (int)i < LINES; i++) {
+		if (!i)
+			attron(A_BOLD);
+		mvprintw((int)i, 0, "%s", lines[i]);
+		if (!i)
+			attroff(A_BOLD);
+	}
+}
+
+static void top_draw(struct top_ui *u)
+{
+	erase();
+	switch (u->view) {
+	case VIEW_MAIN: top_draw_main(u); break;
+	case VIEW_DETAIL: top_draw_detail(u); break;
+	case VIEW_CPU: top_draw_cpu(u); break;
+	case VIEW_HELP: top_draw_help(); break;
+	}
+	if (u->view != VIEW_HELP)
+		top_notes(u);
+	refresh();
+}
+
+static void top_ask_delay(struct top_ui *u)
+{
+	char buf[32] = "";
+	char *end;
+	double v;
+
+	move(LINES - 1, 0);
+	clrtoeol();
+	printw("delay in seconds (0.1..3600): ");
+	echo();
+	timeout(-1);
+	getnstr(buf, sizeof(buf) - 1);
+	noecho();
+	v = strtod(buf, &end);
+	if (end != buf && !*end && v >= 0.1 && v <= 3600)
+		u->o->delay_s = v;
+	else
+		snprintf(u->msg, sizeof(u->msg), "delay '%.20s': expected 0.1..3600 seconds", buf);
+}
+
+/* Handle key @k; returns 1 to quit, 2 when a fresh snapshot is wanted. */
+static int top_key(struct top_ui *u, int k)
+{
+	if (u->view == VIEW_HELP && k != 'q') {
+		u->view = u->back;
+		return 0;
+	}
+	switch (k) {
+	case 'q': return 1;
+	case 'h': case '?': u->back = u->view; u->view = VIEW_HELP; break;
+	case 27: case KEY_BACKSPACE: u->view = VIEW_MAIN; break;
+	case '\n': case KEY_ENTER: case 'w':
+		u->view = u->view == VIEW_DETAIL ? VIEW_MAIN : VIEW_DETAIL;
+		break;
+	case 'c': u->view = VIEW_CPU; break;
+	case 's':
+		u->o->sort = (u->o->sort + 1) % TOP_SORT_N;
+		top_snap_sort(&u->snap, u->o->sort);
+		snprintf(u->msg, sizeof(u->msg), "sorted by %s", top_sort_names[u->o->sort]);
+		break;
+	case 'p': u->paused = !u->paused; break;
+	case 'd': top_ask_delay(u); break;
+	case KEY_UP:
+		if (u->view == VIEW_CPU)
+			u->cpu = u->cpu ? u->cpu - 1 : u->cpu;
+		else if (u->sel)
+			u->sel--;
+		break;
+	case KEY_DOWN:
+		if (u->view == VIEW_CPU)
+			u->cpu++;
+		else if (u->sel + 1 < u->snap.nprocs)
+			u->sel++;
+		break;
+	case KEY_LEFT: if (u->cpu) u->cpu--; break;
+	case KEY_RIGHT: u->cpu++; break;
+	default: return 0;
+	}
+	if (u->cpu >= u->snap.d.ncpus)
+		u->cpu = u->snap.d.ncpus ? u->snap.d.ncpus - 1 : 0;
+	if (u->sel < u->snap.nprocs) {
+		u->sel_pid = u->snap.procs[u->sel].h.pid;
+		u->sel_rt = u->snap.procs[u->sel].h.runtime_id;
+	}
+	return 0;
+}
+
+int top_tui(struct top_opts *o)
+{
+	struct top_ui u = { .o = o };
+	long refreshes = 1;
+	uint64_t next;
+
+	if (!newterm(NULL, stdout, stdin)) {
+		fprintf(stderr, "xsched-top: cannot use the terminal (TERM=%s); try -b or --json\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		return 1;
+	}
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(1, COLOR_GREEN, -1);
+		init_pair(2, COLOR_RED, -1);
+	}
+	top_snap_take(&u.snap, o, NULL);
+	top_fix_selection(&u);
+	next = top_now_ns() + (uint64_t)(o->delay_s * 1e9);
+	for (;;) {
+		uint64_t now;
+		int k;
+
+		top_draw(&u);
+		u.msg[0] = '\0';
+		now = top_now_ns();
+		timeout(now < next ? (int)((next - now) / 1000000) + 1 : 0);
+		k = getch();
+		if (k != ERR) {
+			if (top_key(&u, k))
+				break;
+			continue;
+		}
+		if (top_now_ns() < next)
+			continue;
+		next = top_now_ns() + (uint64_t)(o->delay_s * 1e9);
+		if (u.paused)
+			continue;
+		if (o->iterations && ++refreshes > o->iterations)
+			break;
+		top_refresh_snap(&u);
+		top_fix_selection(&u);
+	}
+	endwin();
+	top_snap_free(&u.snap);
+	top_snap_free(&u.prev);
+	return 0;
+}
