@@ -5,11 +5,22 @@
  *
  * Table. A parent's children are created by the parent only, so its table
  * (address -> last writer, readers since) is touched by one thread and has
- * no locks. Per address: `in` depends on the last writer; `out`/`inout`
- * depends on the last writer and every reader since, and becomes the last
- * writer. mutexinoutset and inoutset are handled as inout: they keep their
- * order with everything else, and are also ordered among themselves, which
- * satisfies their mutual exclusion (libgomp does the same).
+ * no locks. Per address it keeps the writers (the last out/inout, or the
+ * members of an open mutexinoutset set), the readers since, and for an open
+ * set what its members wait for (prior). `in` depends on the writers;
+ * `out`/`inout` on the writers and the readers, and becomes the only
+ * writer. mutexinoutset: a run of them with no `in` in between forms a set
+ * whose members all depend on what came before the set (prior) but not on
+ * each other, and exclude each other at run time through the set's mutex;
+ * whatever follows depends on every member. inoutset is handled as inout.
+ *
+ * Mutual exclusion. A member whose predecessors are done takes its sets'
+ * mutexes in address order (no cycles, so no deadlock); at a busy one it
+ * queues on it and returns. A completing member hands each mutex to the
+ * first member queued on it, which goes on taking the rest and is then
+ * queued as a task. A mutex's held flag and queue are guarded by a spin
+ * lock held for a few instructions; its acquire/release also orders one
+ * member's writes before the next member runs.
  *
  * Edges (lock-free). To make S depend on P the creator first counts it in
  * S->npred, then pushes an edge onto P->succ with a release CAS, unless
@@ -37,12 +48,27 @@ struct xg_dedge {
 
 #define XG_CLOSED ((struct xg_dedge *)1)
 
+/* A growable list of nodes, each holding a reference. */
+struct xg_dlist {
+	struct xg_dnode **v;
+	uint32_t n, cap;
+};
+
+/* One mutexinoutset set: its members exclude each other. */
+struct xg_dmutex {
+	atomic_flag lock;           /* guards held, head and tail */
+	bool held;
+	struct xg_dnode *head, *tail; /* members waiting for it, FIFO */
+	_Atomic uint32_t refs;      /* members not yet completed + the open entry */
+};
+
 /* One address of the table. */
 struct xg_dentry {
 	const void *addr;           /* NULL: empty slot */
-	struct xg_dnode *writer;
-	struct xg_dnode **readers;
-	uint32_t nreaders, cap;
+	struct xg_dlist writers;    /* last out/inout, or the open set's members */
+	struct xg_dlist readers;    /* `in` since */
+	struct xg_dlist prior;      /* open set: what its members depend on */
+	struct xg_dmutex *mutex;    /* open set, or NULL */
 };
 
 struct xg_deps {
@@ -73,8 +99,54 @@ static inline void xg_dnode_get(struct xg_dnode *node)
 void xg_dnode_put(struct xg_dnode *node)
 {
 	/* acq_rel: every use by other holders happens-before the free. */
-	if (atomic_fetch_sub_explicit(&node->refs, 1, memory_order_acq_rel) == 1)
+	if (atomic_fetch_sub_explicit(&node->refs, 1, memory_order_acq_rel) == 1) {
+		free(node->mutexes);
 		free(node->owner);
+	}
+}
+
+static void xg_dmutex_put(struct xg_dmutex *m)
+{
+	/* acq_rel: the last member's hand-over happens-before the free. */
+	if (m && atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1)
+		free(m);
+}
+
+static void xg_dlist_add(struct xg_dlist *l, struct xg_dnode *node)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4;
+		l->v = xg_xalloc(l->v, l->cap * sizeof(*l->v));
+	}
+	xg_dnode_get(node);
+	l->v[l->n++] = node;
+}
+
+static void xg_dlist_clear(struct xg_dlist *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		xg_dnode_put(l->v[i]);
+	l->n = 0;
+}
+
+/* Move @src's nodes (and their references) to the end of @dst. */
+static void xg_dlist_move(struct xg_dlist *dst, struct xg_dlist *src)
+{
+	if (dst->n + src->n > dst->cap) {
+		dst->cap = dst->n + src->n;
+		dst->v = xg_xalloc(dst->v, dst->cap * sizeof(*dst->v));
+	}
+	for (uint32_t i = 0; i < src->n; i++)
+		dst->v[dst->n++] = src->v[i];
+	src->n = 0;
+}
+
+static void xg_dlist_free(struct xg_dlist *l)
+{
+	xg_dlist_clear(l);
+	free(l->v);
+	l->v = NULL;
+	l->cap = 0;
 }
 
 static inline uint32_t xg_hash(const void *addr)
@@ -164,54 +236,103 @@ static void xg_edge_add(struct xg_dnode *pred, struct xg_dnode *succ)
 							memory_order_acquire));
 }
 
-/* Forget readers that have completed, so `in`-heavy addresses stay small. */
-static void xg_readers_prune(struct xg_dentry *e)
+/* Forget nodes that have completed, so long lists (many `in`s, large
+ * mutexinoutset sets) stay small; only when the list is about to grow. */
+static void xg_dlist_prune(struct xg_dlist *l)
 {
 	uint32_t k = 0;
 
-	for (uint32_t i = 0; i < e->nreaders; i++) {
-		struct xg_dnode *r = e->readers[i];
+	if (l->n < l->cap)
+		return;
+	for (uint32_t i = 0; i < l->n; i++) {
+		struct xg_dnode *r = l->v[i];
 
+		/* Relaxed: only decides whether to drop our reference. */
 		if (xs_load_relaxed(&r->succ) == XG_CLOSED)
 			xg_dnode_put(r);
 		else
-			e->readers[k++] = r;
+			l->v[k++] = r;
 	}
-	e->nreaders = k;
+	l->n = k;
+}
+
+static void xg_edges_from(struct xg_dlist *l, struct xg_dnode *node)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		xg_edge_add(l->v[i], node);
+}
+
+enum xg_dep_kind { XG_KIND_IN, XG_KIND_OUT, XG_KIND_MUTEX };
+
+/* Close @e's open mutexinoutset set, if any (something else follows). */
+static void xg_set_close(struct xg_dentry *e)
+{
+	xg_dlist_clear(&e->prior);
+	xg_dmutex_put(e->mutex);
+	e->mutex = NULL;
+}
+
+static void xg_node_join_set(struct xg_dnode *node, struct xg_dmutex *m)
+{
+	for (uint32_t i = 0; i < node->nmutexes; i++)
+		if (node->mutexes[i] == m)
+			return; /* the same address twice */
+	node->mutexes = xg_xalloc(node->mutexes, (node->nmutexes + 1) * sizeof(*node->mutexes));
+	node->mutexes[node->nmutexes++] = m;
+	/* Relaxed: the creator holds the entry's reference. */
+	atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+}
+
+static struct xg_dmutex *xg_dmutex_new(void)
+{
+	struct xg_dmutex *m = xg_xalloc(NULL, sizeof(*m));
+
+	atomic_flag_clear_explicit(&m->lock, memory_order_relaxed);
+	m->held = false;
+	m->head = m->tail = NULL;
+	xs_store_relaxed(&m->refs, 1); /* the entry's */
+	return m;
 }
 
 static void xg_dep_one(struct xg_task *parent, struct xg_dnode *node, const void *addr,
-		       bool is_in, bool record)
+		       enum xg_dep_kind kind, bool record)
 {
 	struct xg_dentry *e = xg_deps_lookup(parent, addr);
 
-	if (e->writer)
-		xg_edge_add(e->writer, node);
-	if (is_in) {
-		if (!record)
-			return;
-		if (e->nreaders == e->cap) {
-			xg_readers_prune(e);
-			if (e->nreaders == e->cap) {
-				e->cap = e->cap ? 2 * e->cap : 4;
-				e->readers = xg_xalloc(e->readers, e->cap * sizeof(*e->readers));
-			}
+	if (!record && kind == XG_KIND_MUTEX)
+		kind = XG_KIND_OUT; /* a waiter waits for the whole set */
+	switch (kind) {
+	case XG_KIND_IN:
+		xg_edges_from(&e->writers, node);
+		if (record) {
+			xg_dlist_prune(&e->readers);
+			xg_dlist_add(&e->readers, node);
 		}
-		xg_dnode_get(node);
-		e->readers[e->nreaders++] = node;
-		return;
+		break;
+	case XG_KIND_OUT:
+		xg_edges_from(&e->writers, node);
+		xg_edges_from(&e->readers, node);
+		if (record) {
+			xg_set_close(e);
+			xg_dlist_clear(&e->writers);
+			xg_dlist_clear(&e->readers);
+			xg_dlist_add(&e->writers, node);
+		}
+		break;
+	case XG_KIND_MUTEX:
+		if (!e->mutex || e->readers.n) {
+			/* A new set: its members wait for everything before. */
+			xg_set_close(e);
+			xg_dlist_move(&e->prior, &e->writers);
+			xg_dlist_move(&e->prior, &e->readers);
+			e->mutex = xg_dmutex_new();
+		}
+		xg_edges_from(&e->prior, node);
+		xg_dlist_prune(&e->writers);
+		xg_dlist_add(&e->writers, node);
+		xg_node_join_set(node, e->mutex);
+		break;
 	}
-	for (uint32_t i = 0; i < e->nreaders; i++)
-		xg_edge_add(e->readers[i], node);
-	if (!record)
-		return;
-	for (uint32_t i = 0; i < e->nreaders; i++)
-		xg_dnode_put(e->readers[i]);
-	e->nreaders = 0;
-	if (e->writer)
-		xg_dnode_put(e->writer);
-	xg_dnode_get(node);
-	e->writer = node;
 }
 
 bool xg_depend_register(struct xg_task *parent, struct xg_dnode *node, void **depend,
@@ -224,6 +345,9 @@ bool xg_depend_register(struct xg_task *parent, struct xg_dnode *node, void **de
 	xs_store_relaxed(&node->succ, NULL);
 	node->release = release;
 	node->owner = owner;
+	node->mutexes = NULL;
+	node->nmutexes = node->held = 0;
+	node->mutex_next = NULL;
 	if ((uintptr_t)depend[0]) {
 		/* OpenMP 4.5 layout: n, nout, then out/inout then in. */
 		n = (uintptr_t)depend[0];
@@ -242,35 +366,110 @@ bool xg_depend_register(struct xg_task *parent, struct xg_dnode *node, void **de
 	for (size_t i = 0; i < n; i++) {
 		void *entry = depend[first + i];
 
-		if (i < nout + nmutex) {
-			xg_dep_one(parent, node, entry, false, record);
+		if (i < nout) {
+			xg_dep_one(parent, node, entry, XG_KIND_OUT, record);
+		} else if (i < nout + nmutex) {
+			xg_dep_one(parent, node, entry, XG_KIND_MUTEX, record);
 		} else if (i < nout + nmutex + nin) {
-			xg_dep_one(parent, node, entry, true, record);
+			xg_dep_one(parent, node, entry, XG_KIND_IN, record);
 		} else {
 			void **obj = entry;
 			uintptr_t kind = (uintptr_t)obj[1];
 
 			if (kind < XG_DEP_IN || kind > XG_DEP_INOUTSET)
 				xg_unsupported("a depend object of unknown kind");
-			xg_dep_one(parent, node, obj[0], kind == XG_DEP_IN, record);
+			xg_dep_one(parent, node, obj[0],
+				   kind == XG_DEP_IN ? XG_KIND_IN
+				   : kind == XG_DEP_MUTEXINOUTSET ? XG_KIND_MUTEX : XG_KIND_OUT,
+				   record);
 		}
 	}
+	/* Sets are taken in address order (insertion sort: a few). */
+	for (uint32_t i = 1; i < node->nmutexes; i++)
+		for (uint32_t k = i; k && node->mutexes[k - 1] > node->mutexes[k]; k--) {
+			struct xg_dmutex *t = node->mutexes[k];
+
+			node->mutexes[k] = node->mutexes[k - 1];
+			node->mutexes[k - 1] = t;
+		}
 	/* Drop the creator's count: true when no predecessor is left. The
 	 * acq_rel pairs with the completers' decrements. */
 	return atomic_fetch_sub_explicit(&node->npred, 1, memory_order_acq_rel) == 1;
 }
 
+static inline void xg_dmutex_lock(struct xg_dmutex *m)
+{
+	/* Acquire: the previous holder's section happens-before ours. */
+	while (atomic_flag_test_and_set_explicit(&m->lock, memory_order_acquire))
+		xs_cpu_relax();
+}
+
+static inline void xg_dmutex_unlock(struct xg_dmutex *m)
+{
+	atomic_flag_clear_explicit(&m->lock, memory_order_release);
+}
+
+void xg_depend_ready(struct xg_dnode *node)
+{
+	for (; node->held < node->nmutexes; node->held++) {
+		struct xg_dmutex *m = node->mutexes[node->held];
+
+		xg_dmutex_lock(m);
+		if (m->held) {
+			/* Busy: the member holding it hands it over. */
+			node->mutex_next = NULL;
+			if (m->tail)
+				m->tail->mutex_next = node;
+			else
+				m->head = node;
+			m->tail = node;
+			xg_dmutex_unlock(m);
+			return;
+		}
+		m->held = true;
+		xg_dmutex_unlock(m);
+	}
+	node->release(node);
+}
+
+/* Give up @node's sets, each to its first waiting member. */
+static void xg_depend_release_sets(struct xg_dnode *node)
+{
+	for (uint32_t i = 0; i < node->nmutexes; i++) {
+		struct xg_dmutex *m = node->mutexes[i];
+		struct xg_dnode *next;
+
+		xg_dmutex_lock(m);
+		next = m->head;
+		if (next) {
+			m->head = next->mutex_next;
+			if (!m->head)
+				m->tail = NULL;
+		} else {
+			m->held = false;
+		}
+		xg_dmutex_unlock(m);
+		if (next) {
+			next->held++; /* it holds m now: on to its next set */
+			xg_depend_ready(next);
+		}
+		xg_dmutex_put(m);
+	}
+}
+
 void xg_depend_complete(struct xg_dnode *node)
 {
-	struct xg_dedge *e = atomic_exchange_explicit(&node->succ, XG_CLOSED, memory_order_acq_rel);
+	struct xg_dedge *e;
 
+	xg_depend_release_sets(node);
+	e = atomic_exchange_explicit(&node->succ, XG_CLOSED, memory_order_acq_rel);
 	while (e) {
 		struct xg_dedge *next = e->next;
 		struct xg_dnode *s = e->node;
 
 		free(e);
 		if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1)
-			s->release(s);
+			xg_depend_ready(s);
 		e = next;
 	}
 }
@@ -286,11 +485,10 @@ void xg_depend_free(struct xg_task *parent)
 
 		if (!e->addr)
 			continue;
-		for (uint32_t k = 0; k < e->nreaders; k++)
-			xg_dnode_put(e->readers[k]);
-		if (e->writer)
-			xg_dnode_put(e->writer);
-		free(e->readers);
+		xg_set_close(e);
+		xg_dlist_free(&e->prior);
+		xg_dlist_free(&e->writers);
+		xg_dlist_free(&e->readers);
 	}
 	free(d->slots);
 	free(d);

@@ -26,15 +26,26 @@ struct xg_dnode {
 	_Atomic(struct xg_dedge *) succ;
 	xg_dnode_release_fn release;
 	void *owner;                /* the task record (task.c) */
+	/* mutexinoutset: the sets it belongs to, sorted by address (the
+	 * order they are taken in), how many it holds, and its link in a
+	 * set's queue of waiting members. */
+	struct xg_dmutex **mutexes;
+	uint32_t nmutexes, held;
+	struct xg_dnode *mutex_next;
 };
 
 /* Initialise @node and register it as a child of @parent with the
  * dependences of gcc's @depend array; with @record false the node only
- * waits (taskwait depend, undeferred task) and is not entered in the table.
- * Returns true when every predecessor has already completed (release is
- * then NOT called: the caller proceeds). */
+ * waits (taskwait depend, undeferred task), mutexinoutset counting as
+ * inout, and is not entered in the table. Returns true when every
+ * predecessor has already completed (release is then NOT called: the
+ * caller proceeds, through xg_depend_ready() for a recorded node). */
 bool xg_depend_register(struct xg_task *parent, struct xg_dnode *node, void **depend,
 			bool record, xg_dnode_release_fn release, void *owner);
+
+/* @node's predecessors have completed: take its mutexinoutset sets, then
+ * release it (at once, or when the last set is handed over to it). */
+void xg_depend_ready(struct xg_dnode *node);
 
 /* The task of @node completed: release its successors (any thread). */
 void xg_depend_complete(struct xg_dnode *node);

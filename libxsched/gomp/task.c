@@ -289,7 +289,7 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	/* Counted now, queued when its last predecessor completes. */
 	xs_task_count_child(r->xparent);
 	if (xg_depend_register(cur, &r->node, depend, true, xg_record_release, r))
-		xg_record_release(&r->node);
+		xg_depend_ready(&r->node);
 }
 
 XG_EXPORT void GOMP_taskwait(void)
