@@ -4,9 +4,11 @@
  * nothing else: the state clients see is include/xsched/abi.h).
  *
  * cpu_stats[cpu] (BPF_F_MMAPABLE array, one entry per possible CPU): only
- * the sched_switch program on that CPU writes it, except migrations_in
- * (atomic adds from any CPU). It brackets its writes with seq (odd while
- * writing) so that xschedd's unlocked read can detect a torn copy.
+ * the sched_switch program on that CPU writes its first two cache lines;
+ * it brackets its writes of the first with seq (odd while writing) so that
+ * xschedd's unlocked read can detect a torn copy. The third line holds
+ * migrations_in alone: atomic adds from any CPU, kept off the lines the
+ * switches write.
  */
 #ifndef XSCHED_BPF_XSCHED_BPF_H
 #define XSCHED_BPF_XSCHED_BPF_H
@@ -28,6 +30,7 @@
 #define XS_BPF_NUMA_PAGES 3u  /* pages migrated as misplaced (NUMA balancing) */
 
 struct xs_bpf_cpu {
+	/* Line 0: written by every switch on this CPU, under seq. */
 	__u32 seq;            /* odd while sched_switch updates this entry */
 	__u32 cur;            /* kind running since last_ns, + 1; 0 = none seen */
 	__u64 last_ns;        /* bpf_ktime_get_ns() of the last switch here */
@@ -35,11 +38,24 @@ struct xs_bpf_cpu {
 	__u64 switches;
 	__u64 rq_lat_ns;      /* sum of wakeup-to-run latencies of tasks run here */
 	__u64 rq_lat_count;
-	__u64 migrations_in;  /* sched_migrate_task to this CPU (atomic) */
-	__u64 reserved[6];
+	/* Line 1: the program's own, not read by xschedd. The task switched
+	 * in last (a task_struct address, 0 = idle or unknown) and its
+	 * sched_info.run_delay and pcount before the kernel added the wait
+	 * that ended there: at its switch-out the difference is that wait. */
+	__u64 in_task __attribute__((aligned(64)));
+	__u64 in_run_delay;
+	__u64 in_pcount;
+	__u64 reserved1[5];
+	/* Line 2: any CPU. */
+	__u64 migrations_in __attribute__((aligned(64))); /* sched_migrate_task to here (atomic) */
+	__u64 reserved2[7];
 } __attribute__((aligned(64)));
 
-_Static_assert(sizeof(struct xs_bpf_cpu) == 128, "xs_bpf_cpu: two cache lines");
+_Static_assert(sizeof(struct xs_bpf_cpu) == 192, "xs_bpf_cpu: three cache lines");
+_Static_assert(__builtin_offsetof(struct xs_bpf_cpu, in_task) == 64,
+	       "xs_bpf_cpu: the program's scratch starts line 1");
+_Static_assert(__builtin_offsetof(struct xs_bpf_cpu, migrations_in) == 128,
+	       "xs_bpf_cpu: migrations_in starts line 2");
 
 /*
  * Argument of the xs_slot_set program (BPF_PROG_RUN by xschedd): the

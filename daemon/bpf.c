@@ -7,9 +7,21 @@
  * sched_stick_numa, mm_migrate_pages) exist only with CONFIG_NUMA_BALANCING
  * and CONFIG_MIGRATION: each is loaded only when the kernel's BTF has its
  * btf_trace_<name> type, and a missing one is reported, not fatal.
+ *
+ * Run-queue latency comes from the waits the kernel sums per task
+ * (task_struct::sched_info, CONFIG_SCHED_INFO); a kernel without it gets
+ * the programs' own stamps instead (xs_rq_stamps), which cost a
+ * task-storage update per wakeup.
+ *
+ * Kernel: BPF mode needs tp_btf, task local storage, BPF_F_MMAPABLE arrays
+ * and the bpf_task_from_pid kfunc in syscall programs (the kfunc appeared
+ * in Linux 6.2; tested on 6.18). Where the load fails xschedd runs
+ * degraded. Registration goes by tid through that kfunc, so no pidfd is
+ * needed (pidfd_open() of a non-leader thread needs PIDFD_THREAD, 6.9).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +41,9 @@ struct xsd_bpf {
 	size_t cpus_size;
 	uint32_t ncpus_possible;
 	bool numa;
+	bool rq_stamps;            /* no sched_info: the programs stamp wakeups */
+	uint32_t nregistered;      /* workers registered through xsd_bpf_register() */
+	struct bpf_link *wakeup[2]; /* sched_wakeup(_new), attached while nregistered */
 };
 
 static int xsd_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -37,6 +52,19 @@ static int xsd_libbpf_print(enum libbpf_print_level level, const char *fmt, va_l
 		return 0;
 	fputs("xschedd: libbpf: ", stderr);
 	return vfprintf(stderr, fmt, ap);
+}
+
+/* Whether the kernel keeps task_struct::sched_info (CONFIG_SCHED_INFO). */
+static bool xsd_btf_has_sched_info(const struct btf *vmlinux)
+{
+	int id = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(vmlinux, id);
+
+	for (uint32_t i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(vmlinux, btf_members(t)[i].name_off),
+			    "sched_info"))
+			return true;
+	return false;
 }
 
 /* Whether vmlinux BTF has tracepoint @tp; for mm_migrate_pages also the
@@ -103,7 +131,8 @@ int xsd_bpf_start(struct xsd *d)
 	}
 	bpf_map__set_max_entries(b->skel->maps.cpu_stats, b->ncpus_possible);
 	bpf_map__set_max_entries(b->skel->maps.workers, d->nslots);
-	bpf_map__set_max_entries(b->skel->maps.registry, d->nslots);
+	b->rq_stamps = !xsd_btf_has_sched_info(vmlinux);
+	b->skel->rodata->xs_rq_stamps = b->rq_stamps;
 
 	numa_progs[0] = b->skel->progs.xs_sched_move_numa;
 	numa_progs[1] = b->skel->progs.xs_sched_swap_numa;
@@ -131,6 +160,12 @@ int xsd_bpf_start(struct xsd *d)
 		xsd_log("bpf: kernel lacks NUMA tracepoint(s)%s: NUMA events not counted\n",
 			missing);
 
+	/* With sched_info the wakeup programs serve registered workers only
+	 * (BLOCKED -> RUNNABLE): attached while there are some. */
+	if (!b->rq_stamps) {
+		bpf_program__set_autoattach(b->skel->progs.xs_sched_wakeup, false);
+		bpf_program__set_autoattach(b->skel->progs.xs_sched_wakeup_new, false);
+	}
 	ret = xsched_bpf__load(b->skel);
 	if (ret) {
 		xsd_log("bpf: load: %s\n", strerror(-ret));
@@ -142,9 +177,6 @@ int xsd_bpf_start(struct xsd *d)
 		goto fail;
 	}
 
-	b->cpus_size = xsd_page_round((size_t)b->ncpus_possible * sizeof(struct xs_bpf_cpu));
-	b->cpus = mmap(NULL, b->cpus_size, PROT_READ, MAP_SHARED,
-		       bpf_map__fd(b->skel->maps.cpu_stats), 0);
 	/* Frozen: from now on only the programs write the worker states, so
 	 * that a client's descriptor (a dup of ours) maps read-only. */
 	ret = bpf_map_freeze(bpf_map__fd(b->skel->maps.workers)) ? -errno : 0;
@@ -177,10 +209,16 @@ int xsd_bpf_start(struct xsd *d)
 	}
 	btf__free(vmlinux);
 	d->bpf = b;
-	xsd_log("bpf: attached sched_switch, sched_wakeup, sched_wakeup_new, "
-		"sched_migrate_task%s (%u possible CPUs, %u worker slots)\n",
+	xsd_log("bpf: attached sched_switch, sched_migrate_task, %s%s (%u possible CPUs, "
+		"%u worker slots)\n",
+		b->rq_stamps ? "sched_wakeup, sched_wakeup_new"
+			     : "sched_wakeup(_new) while workers are registered",
 		b->numa ? " and the NUMA balancing tracepoints" : "", b->ncpus_possible,
 		d->nslots);
+	if (b->rq_stamps)
+		xsd_log("bpf: kernel lacks task_struct::sched_info (CONFIG_SCHED_INFO): "
+			"run-queue latency from our own wakeup stamps (costs more per "
+			"wakeup)\n");
 	return 0;
 
 fail:
@@ -201,12 +239,35 @@ fail:
 	return ret;
 }
 
+/* The wakeup programs on (@on) or off; with sched_info only registered
+ * workers need them (xs_rq_stamps: attached with the others, for good). */
+static void xsd_bpf_wakeup_attach(struct xsd_bpf *b, bool on)
+{
+	struct bpf_program *progs[2] = { b->skel->progs.xs_sched_wakeup,
+					 b->skel->progs.xs_sched_wakeup_new };
+
+	for (int i = 0; i < 2; i++) {
+		if (!on) {
+			bpf_link__destroy(b->wakeup[i]);
+			b->wakeup[i] = NULL;
+		} else if (!b->wakeup[i]) {
+			b->wakeup[i] = bpf_program__attach(progs[i]);
+			if (!b->wakeup[i]) {
+				/* the slots just miss BLOCKED -> RUNNABLE */
+				xsd_log("bpf: attaching %s: %s\n", bpf_program__name(progs[i]),
+					strerror(errno));
+			}
+		}
+	}
+}
+
 void xsd_bpf_stop(struct xsd *d)
 {
 	struct xsd_bpf *b = d->bpf;
 
 	if (!b)
 		return;
+	xsd_bpf_wakeup_attach(b, false);
 	munmap(b->cpus, b->cpus_size);
 	munmap(d->workers, d->workers_size);
 	d->workers = NULL;
@@ -218,33 +279,46 @@ void xsd_bpf_stop(struct xsd *d)
 	d->bpf = NULL;
 }
 
+/* Run syscall program @prog on @a: its return value, or -errno of bpf(2). */
+static int xsd_bpf_call(struct bpf_program *prog, struct xs_bpf_slot_args *a)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = a, .ctx_size_in = sizeof(*a));
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
+		return -errno;
+	return (int)opts.retval;
+}
+
 int xsd_bpf_slot_set(struct xsd *d, uint32_t slot, const struct xs_abi_worker *w,
 		     bool if_unknown)
 {
 	struct xs_bpf_slot_args a = { slot, w->tid, w->pid, w->state, w->cpu,
 				      if_unknown ? XS_BPF_SLOT_IF_UNKNOWN : 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &a, .ctx_size_in = sizeof(a));
-	int ret;
+	int ret = xsd_bpf_call(d->bpf->skel->progs.xs_slot_set, &a);
 
-	ret = bpf_prog_test_run_opts(bpf_program__fd(d->bpf->skel->progs.xs_slot_set), &opts);
+	return ret > 0 ? -EINVAL : ret;
+}
+
+int xsd_bpf_register(struct xsd *d, uint32_t pid, uint32_t tid, uint32_t slot)
+{
+	struct xs_bpf_slot_args a = { .slot = slot, .tid = tid, .pid = pid };
+	int ret = xsd_bpf_call(d->bpf->skel->progs.xs_task_register, &a);
+
 	if (ret)
-		return -errno;
-	return opts.retval ? -EINVAL : 0;
-}
-
-int xsd_bpf_register(struct xsd *d, uint32_t tid, uint32_t slot)
-{
-	if (bpf_map_update_elem(bpf_map__fd(d->bpf->skel->maps.registry), &tid, &slot,
-				BPF_NOEXIST))
-		return -errno;
+		return ret > 0 ? -EINVAL : ret;
+	if (d->bpf->nregistered++ == 0 && !d->bpf->rq_stamps)
+		xsd_bpf_wakeup_attach(d->bpf, true);
 	return 0;
 }
 
-int xsd_bpf_unregister(struct xsd *d, uint32_t tid)
+int xsd_bpf_unregister(struct xsd *d, uint32_t tid, uint32_t slot)
 {
-	if (bpf_map_delete_elem(bpf_map__fd(d->bpf->skel->maps.registry), &tid))
-		return -errno;
-	return 0;
+	struct xs_bpf_slot_args a = { .slot = slot, .tid = tid };
+	int ret = xsd_bpf_call(d->bpf->skel->progs.xs_task_unregister, &a);
+
+	if (d->bpf->nregistered && --d->bpf->nregistered == 0 && !d->bpf->rq_stamps)
+		xsd_bpf_wakeup_attach(d->bpf, false);
+	return ret > 0 ? -EINVAL : ret;
 }
 
 int xsd_bpf_read_cpu(struct xsd *d, uint32_t cpu, uint64_t now_ns,
@@ -261,7 +335,7 @@ int xsd_bpf_read_cpu(struct xsd *d, uint32_t cpu, uint64_t now_ns,
 		 * order, see xsched.bpf.c); a copy across a change is dropped. */
 		uint32_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
 
-		memcpy(&copy, (const void *)c, sizeof(copy));
+		memcpy(&copy, (const void *)c, offsetof(struct xs_bpf_cpu, in_task));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (!(seq & 1) && seq == __atomic_load_n(&c->seq, __ATOMIC_RELAXED))
 			break;
@@ -276,7 +350,8 @@ int xsd_bpf_read_cpu(struct xsd *d, uint32_t cpu, uint64_t now_ns,
 	raw->rq_lat_ns = copy.rq_lat_ns;
 	raw->rq_lat_count = copy.rq_lat_count;
 	raw->switches = copy.switches;
-	raw->migrations = copy.migrations_in;
+	/* Relaxed: a counter the programs add to atomically, outside seq. */
+	raw->migrations = __atomic_load_n(&c->migrations_in, __ATOMIC_RELAXED);
 	return copy.cur ? 0 : -ENODATA; /* no switch seen there yet */
 }
 

@@ -4,8 +4,9 @@
  *
  * Start-up (loading and attaching BPF, the read-only map descriptor, the
  * runtime directory and socket) is done by now. Afterwards the BPF mode
- * updates the worker registry map with bpf(2), which kernels with
- * unprivileged BPF disabled allow only with CAP_BPF; nothing else needs
+ * registers workers and writes their slots by running the programs'
+ * syscall programs with bpf(2), which kernels with unprivileged BPF
+ * disabled allow only with CAP_BPF; nothing else needs
  * privilege (stat of /proc/PID/task/TID, SO_PEERCRED, our own files). So
  * CAP_BPF is kept in BPF mode, nothing in degraded mode, and the bounding
  * set is emptied so that no exec can regain more.
@@ -46,7 +47,7 @@ int xsd_caps_drop(bool keep_bpf)
 	}
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	xsd_log("capabilities: kept %s%s\n", nkeep ? "cap_bpf" : "none",
-		nkeep ? " (worker registry updates)" : "");
+		nkeep ? " (worker registration)" : "");
 out:
 	cap_free(caps);
 	return ret;

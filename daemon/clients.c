@@ -15,8 +15,8 @@
  *                caller's thread), -EEXIST, -EDQUOT (client quota), -ENOSPC
  *   UNREGISTER   tids[0..count) the client holds -> freed
  *
- * A message that is not exactly that (short, long, bad magic, version,
- * size, type, count) is malformed: an XS_ABI_ERROR reply with -EBADMSG,
+ * A message that is not exactly that (empty, short, long, bad magic,
+ * version, size, type, count) is malformed: an XS_ABI_ERROR reply with -EBADMSG,
  * -EMSGSIZE, -EPROTO or -EOPNOTSUPP, then the connection is closed. The
  * daemon serves everyone else as before.
  *
@@ -24,6 +24,7 @@
  * closed the socket) and, every second, when a registered thread is gone.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -47,25 +48,34 @@ struct xsd_client {
 	unsigned char buf[XSD_RECV_BUF];
 };
 
+/* The socket is bound and listening under a temporary name, then renamed
+ * into place: whoever sees <runtime-dir>/socket can connect to it (a
+ * client polling for the file never gets ECONNREFUSED from the moment
+ * between bind and listen). */
 int xsd_socket_open(struct xsd *d)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[PATH_MAX + sizeof(XS_ABI_SOCKET_FILE) + 1];
 	int fd, ret;
 
-	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", d->opt.runtime_dir,
+	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s.new", d->opt.runtime_dir,
 			     XS_ABI_SOCKET_FILE) >= sizeof(sa.sun_path)) {
 		xsd_log("XSCHEDD_RUNTIME_DIR=\"%s\" is too long for a socket path (max %zu)\n",
-			d->opt.runtime_dir, sizeof(sa.sun_path) - sizeof(XS_ABI_SOCKET_FILE) - 1);
+			d->opt.runtime_dir,
+			sizeof(sa.sun_path) - sizeof(XS_ABI_SOCKET_FILE ".new") - 1);
 		return -ENAMETOOLONG;
 	}
+	snprintf(path, sizeof(path), "%s/%s", d->opt.runtime_dir, XS_ABI_SOCKET_FILE);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	unlink(sa.sun_path); /* a previous instance's; we hold the runtime dir */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(sa.sun_path, (mode_t)d->opt.socket_mode) || listen(fd, 128)) {
+	    chmod(sa.sun_path, (mode_t)d->opt.socket_mode) || listen(fd, 128) ||
+	    rename(sa.sun_path, path)) {
 		ret = -errno;
 		xsd_log("%s: %s\n", sa.sun_path, strerror(errno));
+		unlink(sa.sun_path);
 		close(fd);
 		return ret;
 	}
@@ -148,10 +158,10 @@ static int xsd_slot_write(struct xsd *d, uint32_t s, uint32_t tid, uint32_t pid,
 
 static void xsd_slot_free(struct xsd *d, uint32_t s)
 {
-	/* Out of the registry first: the program no longer writes the slot,
-	 * then readers see tid 0 = free. */
+	/* Unregistered first: the programs no longer write the slot, then
+	 * readers see tid 0 = free. */
 	if (d->bpf)
-		xsd_bpf_unregister(d, d->workers[s].tid);
+		xsd_bpf_unregister(d, d->workers[s].tid, s);
 	xsd_slot_write(d, s, 0, 0, XS_ABI_WORKER_FREE, 0, false);
 	d->owner[s]->nslots--;
 	d->owner[s] = NULL;
@@ -237,11 +247,11 @@ static int32_t xsd_register(struct xsd *d, struct xsd_client *c, uint32_t tid,
 		return -ENOSPC;
 	for (s = 0; d->owner[s]; s++)
 		;
-	/* The slot's identity first, then the registry entry that lets the
-	 * program write it. */
+	/* The slot's identity first, then the registration (the thread's
+	 * task storage) that lets the programs write it. */
 	ret = xsd_slot_write(d, s, tid, c->pid, XS_ABI_WORKER_UNKNOWN, 0, false);
 	if (!ret && d->bpf) {
-		ret = xsd_bpf_register(d, tid, s);
+		ret = xsd_bpf_register(d, c->pid, tid, s);
 		if (ret)
 			xsd_slot_write(d, s, 0, 0, XS_ABI_WORKER_FREE, 0, false);
 	}
@@ -250,7 +260,7 @@ static int32_t xsd_register(struct xsd *d, struct xsd_client *c, uint32_t tid,
 	if (d->bpf) {
 		/* A thread already asleep is not switched again until it wakes:
 		 * start from what /proc says, unless the program got there
-		 * first (it owns the slot from the registry entry on). */
+		 * first (it owns the slot from the registration on). */
 		uint64_t ticks;
 		uint32_t cpu;
 		char st;
@@ -279,16 +289,30 @@ static int xsd_malformed(struct xsd *d, struct xsd_client *c, int32_t err, const
 	return -1;
 }
 
+/* A receive of 0 bytes is an empty SEQPACKET record or the end of the
+ * connection; the socket tells them apart (the peer's close shuts down
+ * our receive side). */
+static bool xsd_hung_up(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+	if (poll(&p, 1, 0) < 0)
+		return true;
+	return p.revents & (POLLRDHUP | POLLHUP | POLLERR);
+}
+
 int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
 {
 	const struct xs_abi_request *q = (const void *)c->buf;
 	struct xs_abi_reply r;
 	int fds[2];
 
-	if (n <= 0) {
+	if (n < 0 || (n == 0 && xsd_hung_up(c->fd))) {
 		xsd_client_free(d, c);
 		return -1;
 	}
+	if (n == 0)
+		return xsd_malformed(d, c, -EBADMSG, "empty request");
 	if ((size_t)n < sizeof(*q))
 		return xsd_malformed(d, c, -EBADMSG, "truncated request");
 	if ((size_t)n > sizeof(*q))

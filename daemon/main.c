@@ -318,6 +318,7 @@ out:
 	if (l.signal_fd >= 0)
 		close(l.signal_fd);
 	free(d.cpu);
+	free(d.wticks);
 	free(d.rows);
 	free(d.load_level);
 	free(d.owner);

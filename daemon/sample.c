@@ -37,7 +37,8 @@ uint64_t xsd_now_ns(void)
 int xsd_sample_init(struct xsd *d)
 {
 	d->cpu = calloc(d->topo->ncpus, sizeof(*d->cpu));
-	return d->cpu ? 0 : -ENOMEM;
+	d->wticks = calloc(d->nslots, sizeof(*d->wticks));
+	return d->cpu && d->wticks ? 0 : -ENOMEM;
 }
 
 static uint32_t xsd_decay(uint32_t old, uint64_t sample, int64_t decay)
@@ -139,14 +140,12 @@ static void xsd_sample_proc(struct xsd *d, uint64_t now_ns)
 {
 	uint32_t n = d->topo->ncpus;
 	struct xsd_cpu_sample *raw = calloc(n, sizeof(*raw));
-	static uint64_t *wticks; /* per slot: CPU ticks at the previous tick */
+	uint64_t *wticks = d->wticks;
 	char line[512];
 	FILE *f;
 
 	if (!raw)
 		return;
-	if (!wticks)
-		wticks = calloc(d->nslots, sizeof(*wticks));
 	/* registered workers: state, CPU, and the time they took */
 	for (uint32_t s = 0; s < d->nslots; s++) {
 		struct xs_abi_worker *w = &d->workers[s];
@@ -160,10 +159,9 @@ static void xsd_sample_proc(struct xsd *d, uint64_t now_ns)
 		if (w->state == XS_ABI_WORKER_UNKNOWN)
 			wticks[s] = ticks;
 		i = xs_topology_cpu_index(d->topo, cpu);
-		if (i >= 0 && wticks)
+		if (i >= 0)
 			raw[i].total[1] += xsd_delta(ticks, wticks[s]);
-		if (wticks)
-			wticks[s] = ticks;
+		wticks[s] = ticks;
 		state = st == 'R' ? XS_ABI_WORKER_ON_CPU : XS_ABI_WORKER_BLOCKED;
 		if (state != w->state || cpu != w->cpu) {
 			w->since_ns = now_ns;

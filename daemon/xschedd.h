@@ -4,7 +4,7 @@
  *
  *   main.c       straight-line start-up, the io_uring event loop, exit
  *   options.c    the options table: command line, env file, environment
- *   bpf.c        load, configure and attach bpf/xsched.bpf.c; the registry
+ *   bpf.c        load, configure and attach bpf/xsched.bpf.c; registration
  *   sample.c     per-tick load, run-queue latency, node memory (BPF or /proc)
  *   reweight.c   victim tables re-weighted by load (busy CPUs sink)
  *   state.c      the published state file and its seqlock
@@ -91,6 +91,7 @@ struct xsd {
 	uint32_t used_slots;
 	/* sampling */
 	struct xsd_cpu_sample *cpu;
+	uint64_t *wticks;               /* degraded: per slot, CPU ticks at the last tick */
 	uint64_t last_tick_ns;
 	uint8_t *load_level;            /* reweight.c: level the rows were built at */
 	struct xs_abi_victim *rows;     /* current load-weighted rows */
@@ -104,12 +105,17 @@ struct xsd {
 /* bpf.c */
 int xsd_bpf_start(struct xsd *d);    /* open, size, load, attach; maps */
 void xsd_bpf_stop(struct xsd *d);
-int xsd_bpf_register(struct xsd *d, uint32_t tid, uint32_t slot);
 /* Write slot @slot (tid, pid, state, cpu of @w) through the xs_slot_set
  * program; @if_unknown: only state and cpu, only if still UNKNOWN. */
 int xsd_bpf_slot_set(struct xsd *d, uint32_t slot, const struct xs_abi_worker *w,
 		     bool if_unknown);
-int xsd_bpf_unregister(struct xsd *d, uint32_t tid);
+/* Thread @tid of process @pid becomes the worker of @slot (its task local
+ * storage): 0, -ESRCH (no such thread of @pid), -EEXIST, -ENOMEM. Each
+ * success is matched by one xsd_bpf_unregister() (the wakeup programs
+ * stay attached while any worker is registered). */
+int xsd_bpf_register(struct xsd *d, uint32_t pid, uint32_t tid, uint32_t slot);
+/* @tid is no longer the worker of @slot (nothing if it has exited). */
+int xsd_bpf_unregister(struct xsd *d, uint32_t tid, uint32_t slot);
 /* Copy CPU @cpu's counters (consistent copy, bounded retries). */
 int xsd_bpf_read_cpu(struct xsd *d, uint32_t cpu, uint64_t now_ns,
 		     struct xsd_cpu_sample *raw);

@@ -24,7 +24,7 @@ static uint64_t next(void)
 }
 
 /* One bad message into @buf; returns its length. Kinds: truncated valid
- * prefix, oversized, right size with random bytes, right size with a
+ * prefix (empty included), oversized, right size with random bytes, right size with a
  * valid header but a bad field. */
 static size_t make_bad(unsigned char *buf, size_t cap)
 {
@@ -38,8 +38,9 @@ static size_t make_bad(unsigned char *buf, size_t cap)
 	q.size = sizeof(q);
 	switch (next() % 4) {
 	case 0:
-		/* 1..143 bytes; an empty SEQPACKET record reads as a hang-up */
-		len = 1 + next() % (sizeof(q) - 1);
+		/* 0..143 bytes: an empty record too, which the daemon must
+		 * tell from a hang-up */
+		len = next() % sizeof(q);
 		memcpy(buf, &q, len);
 		return len;
 	case 1:
