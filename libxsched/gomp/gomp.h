@@ -189,7 +189,14 @@ extern __thread struct xg_task *xg_cur __attribute__((tls_model("initial-exec"))
 
 /* The context of the calling thread's current task; outside any region,
  * the initial task of the thread (created on first use). */
-struct xg_task *xg_task_self(void);
+struct xg_task *xg_task_self_slow(void);
+
+static inline struct xg_task *xg_task_self(void)
+{
+	struct xg_task *t = xg_cur;
+
+	return xs_likely(t) ? t : xg_task_self_slow();
+}
 
 /* Thread number and team size as seen by the current task. */
 uint32_t xg_thread_num(void);

@@ -78,7 +78,8 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 		xg_depend_complete(node);
 	/* Join the children while `t` (their parent context) exists. */
 	xs_task_wait();
-	xg_depend_free(&t);
+	if (t.deps)
+		xg_depend_free(&t);
 	xg_cur = saved;
 }
 
@@ -215,9 +216,16 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 	size_t a = align > 1 ? (size_t)align : 1;
 	size_t bytes = (size_t)size + a;
 	char small[bytes <= XG_STACK_COPY_MAX ? bytes : 1];
-	char *buf = bytes <= XG_STACK_COPY_MAX ? small : malloc(bytes);
-	char *copy;
+	char *buf, *copy;
 
+	if (!cpyfn && !patch) {
+		/* gcc builds a fresh block per task and does not touch it after
+		 * GOMP_task returns: an undeferred task may use it in place (as
+		 * libgomp does). */
+		xg_run_in_place(fn, data, cur, final);
+		return;
+	}
+	buf = bytes <= XG_STACK_COPY_MAX ? small : malloc(bytes);
 	if (!buf) {
 		xg_warn("out of memory for a task of %ld bytes", size);
 		abort();
@@ -271,9 +279,11 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	(void)priority; /* a hint; xsched's queues have no priorities */
 	if (flags & XG_TASK_DETACH || detach)
 		xg_unsupported("the detach clause (GOMP_task with an event)");
-	/* Undeferred: if(0), included (in a final task), or no worker to
-	 * queue on (outside every region: the initial task's team of one). */
-	if (!if_clause || cur->final || !xs_self) {
+	/* Undeferred: if(0), included (in a final task), a team of one
+	 * thread (nobody else could run it: running it now is the cheapest
+	 * schedule, as in libgomp), or no worker to queue on (outside every
+	 * region: the initial task's team of one). */
+	if (!if_clause || cur->final || cur->team->nthreads == 1 || !xs_self) {
 		if (deps)
 			xg_depend_wait(cur, depend);
 		xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final, NULL, NULL);
@@ -338,7 +348,7 @@ void xg_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *
 	struct xg_task *cur = xg_task_self();
 
 	final = final || cur->final;
-	if (!if_clause || cur->final || !xs_self) {
+	if (!if_clause || cur->final || cur->team->nthreads == 1 || !xs_self) {
 		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
 		return;
 	}

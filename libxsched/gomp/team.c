@@ -55,12 +55,10 @@ static void *xg_alloc_team(void)
 	return team;
 }
 
-struct xg_task *xg_task_self(void)
+struct xg_task *xg_task_self_slow(void)
 {
-	struct xg_task *t = xg_cur;
+	struct xg_task *t;
 
-	if (xs_likely(t))
-		return t;
 	xg_env_init();
 	t = xg_initial;
 	if (!t) {
