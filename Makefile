@@ -57,6 +57,9 @@ ifdef SANITIZE
 O ?= build-$(subst $(comma),-,$(SANITIZE))
 CFLAGS ?= -O1 -g -fno-omit-frame-pointer
 xs-flags := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+# Instrumented builds are debug builds: the invariant checks under
+# XS_DEBUG (victim tables, hybrid loops' claim words) run in them too.
+xs-flags += -DXS_DEBUG
 # gcc's flow analysis at -O1 with instrumentation reports variables as maybe
 # uninitialized that the -O2 build proves initialized; the plain build is
 # where this warning is an error.

@@ -62,6 +62,32 @@ static void xs_share_of(const struct xs_loop_disp *d, uint32_t t, struct xs_shar
 	h->slen = len - ndt * dsize;
 }
 
+/*
+ * Debug builds (XS_DEBUG: the sanitizer builds) check the claim word's
+ * invariant (loop.h) at every value a thread reads or writes: front <=
+ * back <= ndt_t, the task count of @t. A violation means a task would run
+ * twice or never; it aborts with the word.
+ */
+#ifdef XS_DEBUG
+static void xs_span_check(const struct xs_loop_disp *d, uint32_t t, uint64_t s)
+{
+	struct xs_share h;
+
+	xs_share_of(d, t, &h);
+	if (XS_SPAN_FRONT(s) <= XS_SPAN_BACK(s) && XS_SPAN_BACK(s) <= h.ndt)
+		return;
+	fprintf(stderr, "xsched: hybrid loop: thread %u's claim word front %u back %u breaks "
+		"front <= back <= %u (its dynamic tasks)\n", t, XS_SPAN_FRONT(s),
+		XS_SPAN_BACK(s), h.ndt);
+	abort();
+}
+#else
+static inline void xs_span_check(const struct xs_loop_disp *d, uint32_t t, uint64_t s)
+{
+	(void)d, (void)t, (void)s;
+}
+#endif
+
 void xs_loop_disp_init(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
 		       const struct xs_loop_sched *s, bool monotonic, struct xs_loop_slot *slots,
 		       const struct xs_victim_view *victims)
@@ -87,6 +113,7 @@ void xs_loop_disp_init(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
 
 			xs_share_of(d, t, &h);
 			xs_store_relaxed(&slots[t].span, XS_SPAN(0, h.ndt));
+			xs_span_check(d, t, XS_SPAN(0, h.ndt));
 		}
 	}
 }
@@ -142,12 +169,15 @@ static bool xs_claim(struct xs_loop_disp *d, uint32_t t, bool front, uint32_t *k
 	do {
 		uint32_t f = XS_SPAN_FRONT(s), b = XS_SPAN_BACK(s);
 
+		xs_span_check(d, t, s);
+
 		if (f >= b)
 			return false;
 		*k = front ? f : b - 1;
 		ns = front ? XS_SPAN(f + 1, b) : XS_SPAN(f, b - 1);
 	} while (!atomic_compare_exchange_weak_explicit(w, &s, ns, memory_order_relaxed,
 							memory_order_relaxed));
+	xs_span_check(d, t, ns);
 	return true;
 }
 
@@ -165,6 +195,7 @@ static uint32_t xs_span_left(const struct xs_loop_disp *d, uint32_t t)
 {
 	uint64_t s = xs_load_relaxed(&d->slots[t].span);
 
+	xs_span_check(d, t, s);
 	return XS_SPAN_BACK(s) - XS_SPAN_FRONT(s);
 }
 

@@ -19,7 +19,9 @@
  *            thief from the back (monotonic loops: from the front too), each
  *            with one CAS that succeeds only while front < back.
  *
- * Invariants (checked by tests/loop-*.c: every iteration exactly once):
+ * Invariants (checked by tests/loop-*.c: every iteration exactly once;
+ * the first one also at every read and write of a span word in XS_DEBUG
+ * builds, which the sanitizer builds are):
  *  - for every t, span(t) = front | back << 32 with front <= back <= ndt_t,
  *    front only grows, back only shrinks; task k of t is run by whoever
  *    moved front past k or back onto k, exactly one of them;

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -156,10 +157,31 @@ const char *xs_option_choice(const char *name, int64_t value)
 	return d->choices[value];
 }
 
+/*
+ * A bad value is named once per process: the libgomp drop-in reads the
+ * table when it is loaded and the runtime of its first region again.
+ * Each row remembers a hash of the last value it reported; another bad
+ * value of the same variable (setenv between runtimes) is reported again.
+ * Relaxed: the words only suppress a duplicate line, they publish nothing;
+ * two threads racing on a first report may both print it, harmlessly.
+ */
+static _Atomic uint64_t xs_option_reported[XS_NOPTIONS];
+
+static bool xs_report_once(_Atomic uint64_t *last, const char *value)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (const char *p = value; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	h |= 1; /* never the initial 0 */
+	return atomic_exchange_explicit(last, h, memory_order_relaxed) != h;
+}
+
 static int xs_option_reject(const struct xs_option_def *d, const char *value)
 {
-	fprintf(stderr, "xsched: %s=\"%s\" is invalid: expected %s\n", d->name, value,
-		d->range);
+	if (xs_report_once(&xs_option_reported[d - xs_option_table], value))
+		fprintf(stderr, "xsched: %s=\"%s\" is invalid: expected %s\n", d->name, value,
+			d->range);
 	return -EINVAL;
 }
 
@@ -234,10 +256,15 @@ int xs_options_load(struct xs_options *opt)
 	}
 	/* The one rule across rows: the dynamic tasks fit in the block. */
 	if (opt->loop_nd * opt->loop_grain > 1000) {
-		fprintf(stderr,
-			"xsched: XSCHED_LOOP_HYBRID_ND x XSCHED_LOOP_HYBRID_GRAIN = %lld x %lld "
-			"is invalid: expected at most 1000 (per mille of a block)\n",
-			(long long)opt->loop_nd, (long long)opt->loop_grain);
+		static _Atomic uint64_t reported;
+		char pair[48];
+
+		snprintf(pair, sizeof(pair), "%lld x %lld", (long long)opt->loop_nd,
+			 (long long)opt->loop_grain);
+		if (xs_report_once(&reported, pair))
+			fprintf(stderr,
+				"xsched: XSCHED_LOOP_HYBRID_ND x XSCHED_LOOP_HYBRID_GRAIN = %s "
+				"is invalid: expected at most 1000 (per mille of a block)\n", pair);
 		ret = -EINVAL;
 	}
 	xs_options_warn_unknown();

@@ -20,6 +20,12 @@
 #   ("libgomp: ..." or "libxsched-gomp: ..."); the program either completes
 #   (exit 0, all of its output) or stops cleanly: an exit status or SIGABRT,
 #   never another signal, never a hang.
+#
+#   xsched's own variables (drop-in only): XSCHED_LOOP_SCHEDULE=hybrid and
+#   omp_set_schedule(5) make run-sched-var the hybrid kind (5), which a
+#   schedule(runtime) loop then runs; a bad XSCHED_LOOP_* value is named on
+#   stderr exactly once (the drop-in reads it at load, the runtime of the
+#   first region again) and regions run with one thread.
 set -uo pipefail
 
 . "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
@@ -60,6 +66,19 @@ valid=(
 	"OMP_PLACES=cores OMP_PROC_BIND=spread|num_places=@ proc_bind=spread"
 	"OMP_NUM_THREADS=2 OMP_SCHEDULE=guided,7 OMP_DYNAMIC=false|max_threads=2 team=2 schedule=guided chunk=7 dynamic=0"
 )
+# ENV...|EXPECTED, under the drop-in only.
+xsched_valid=(
+	"XSCHED_LOOP_SCHEDULE=hybrid|schedule=hybrid sum=499500"
+	"XSCHED_LOOP_SCHEDULE=static OMP_SCHEDULE=guided|schedule=static sum=499500"
+	"XS_TEST_SET_SCHEDULE=5|set_schedule=hybrid sum=499500"
+	"XS_TEST_SET_SCHEDULE=5 XSCHED_LOOP_HYBRID_NS=1 XSCHED_LOOP_HYBRID_ND=8 XSCHED_LOOP_HYBRID_GRAIN=100|set_schedule=hybrid sum=499500"
+)
+# ENV...|the variable the one diagnostic must name, under the drop-in only.
+xsched_invalid=(
+	"XSCHED_LOOP_SCHEDULE=cyclic|XSCHED_LOOP_SCHEDULE"
+	"XSCHED_LOOP_HYBRID_NS=0|XSCHED_LOOP_HYBRID_NS"
+	"XSCHED_LOOP_HYBRID_ND=30 XSCHED_LOOP_HYBRID_GRAIN=50|XSCHED_LOOP_HYBRID_ND x XSCHED_LOOP_HYBRID_GRAIN"
+)
 invalid=(
 	OMP_NUM_THREADS=abc
 	OMP_SCHEDULE=sometimes
@@ -81,7 +100,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 
 echo "TAP version 13"
-echo "1..$((1 + 2 * ${#valid[@]} + 2 * ${#invalid[@]}))"
+echo "1..$((1 + 2 * ${#valid[@]} + 2 * ${#invalid[@]} + ${#xsched_valid[@]} + ${#xsched_invalid[@]}))"
 
 n=0 failed=0
 
@@ -118,11 +137,20 @@ static __attribute__((noinline)) int probe(size_t bytes)
 
 int main(void)
 {
-	static const char *const kinds[] = { "?", "static", "dynamic", "guided", "auto" };
+	/* 5: xsched's hybrid, which only the drop-in reports */
+	static const char *const kinds[] = { "?", "static", "dynamic", "guided", "auto", "hybrid" };
 	static const char *const binds[] = { "false", "true", "master", "close", "spread" };
 	const char *want_stack = getenv("XS_TEST_STACK_PROBE");
+	const char *set = getenv("XS_TEST_SET_SCHEDULE");
 	omp_sched_t kind;
 	int chunk, team = 0, stack_ok = 0;
+	long sum = 0;
+
+	if (set) {
+		omp_set_schedule((omp_sched_t)atoi(set), 0);
+		omp_get_schedule(&kind, &chunk);
+		printf("set_schedule=%s\n", (unsigned)kind <= 5 ? kinds[kind] : "?");
+	}
 
 	omp_get_schedule(&kind, &chunk);
 	unsigned base = (unsigned)kind & ~(unsigned)omp_sched_monotonic;
@@ -132,7 +160,7 @@ int main(void)
 	printf("max_threads=%d\n", omp_get_max_threads());
 	printf("dynamic=%d\n", omp_get_dynamic());
 	printf("max_active_levels=%d\n", omp_get_max_active_levels());
-	printf("schedule=%s%s\n", monotonic ? "monotonic:" : "", base <= 4 ? kinds[base] : "?");
+	printf("schedule=%s%s\n", monotonic ? "monotonic:" : "", base <= 5 ? kinds[base] : "?");
 	printf("chunk=%d\n", chunk);
 	printf("proc_bind=%s\n", bind >= 0 && bind <= 4 ? binds[bind] : "?");
 	printf("num_places=%d\n", omp_get_num_places());
@@ -140,6 +168,10 @@ int main(void)
 #pragma omp master
 	team = omp_get_num_threads();
 	printf("team=%d\n", team);
+#pragma omp parallel for schedule(runtime) reduction(+ : sum)
+	for (int i = 0; i < 1000; i++)
+		sum += i;
+	printf("sum=%ld\n", sum);
 	if (want_stack) {
 		/* On a thread the runtime started: the main thread's stack is
 		 * governed by ulimit -s, not by OMP_STACKSIZE. */
@@ -246,5 +278,45 @@ for e in "${invalid[@]}"; do
 		((${#diag[@]})) && diag+=("stderr:" "$(head -n 5 "$tmp/stderr")")
 		result $((${#diag[@]} == 0)) "$name" "${diag[@]}"
 	done
+done
+for c in "${xsched_valid[@]}"; do
+	read -ra envs <<<"${c%%|*}"
+	read -ra want <<<"${c#*|}"
+	name="xsched-gomp ${c%%|*}: ${c#*|}"
+	why=$(not_run xsched-gomp)
+	if [[ -n $why ]]; then
+		result 0 "$name" "$why"
+		continue
+	fi
+	run xsched-gomp "${envs[@]}"
+	diag=()
+	((status == 0)) || diag+=("$(describe $status)")
+	[[ -s $tmp/stderr ]] && diag+=("unexpected stderr:" "$(head -n 5 "$tmp/stderr")")
+	grep -qx done "$tmp/stdout" || diag+=("the probe did not finish")
+	for kv in "${want[@]}"; do
+		key=${kv%%=*} val=${kv#*=}
+		got=$(sed -n "s/^$key=//p" "$tmp/stdout")
+		[[ $got == "$val" ]] || diag+=("$key: got '$got', expected '$val'")
+	done
+	result $((${#diag[@]} == 0)) "$name" "${diag[@]}"
+done
+
+for c in "${xsched_invalid[@]}"; do
+	read -ra envs <<<"${c%%|*}"
+	var=${c#*|}
+	name="xsched-gomp ${c%%|*}: one diagnostic names $var, no crash"
+	why=$(not_run xsched-gomp)
+	if [[ -n $why ]]; then
+		result 0 "$name" "$why"
+		continue
+	fi
+	run xsched-gomp "${envs[@]}"
+	diag=()
+	count=$(grep -c "^xsched: $var.* is invalid: expected" "$tmp/stderr")
+	((count == 1)) || diag+=("$count lines 'xsched: $var... is invalid: expected' on stderr, expected 1")
+	((status == 0)) || diag+=("$(describe $status)")
+	grep -q '^sum=499500$' "$tmp/stdout" || diag+=("the schedule(runtime) loop did not sum to 499500")
+	((${#diag[@]})) && diag+=("stderr:" "$(head -n 5 "$tmp/stderr")")
+	result $((${#diag[@]} == 0)) "$name" "${diag[@]}"
 done
 exit $failed

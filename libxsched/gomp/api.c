@@ -85,7 +85,10 @@ XG_EXPORT void omp_set_schedule(xg_sched_t kind, int chunk)
 	uint32_t k = (uint32_t)kind & ~XG_SCHED_MONOTONIC;
 	struct xg_icv *icv;
 
-	if (k < XG_SCHED_STATIC || k > XG_SCHED_AUTO)
+	/* 5 is xsched's hybrid (what omp_get_schedule() reports under
+	 * XSCHED_LOOP_SCHEDULE=hybrid); its chunk is unused, its ns, nd and
+	 * grain stay XSCHED_LOOP_HYBRID_*'s. */
+	if (k < XG_SCHED_STATIC || k > XG_SCHED_HYBRID)
 		return; /* not a schedule kind: ignored, as libgomp does */
 	icv = xg_icv_writable();
 	icv->run_sched = (uint32_t)kind;

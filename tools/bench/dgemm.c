@@ -3,12 +3,17 @@
  * dgemm.c - xsched-bench --dgemm: the DGEMM of dgemm.h under the static,
  * dynamic and hybrid schedules of xsched's loop module, side by side in
  * one run with multithreaded OpenBLAS (libopenblas0-pthread) and BLIS
- * (libblis4-pthread) dgemm, for n = 1024..4096 (--quick: 256, 512), each
+ * (libblis4-pthread) dgemm, for n = 1024..4096 (--quick: 512, 1024), each
  * quiet and with a noisy neighbour (noise.h: a hog at 50% duty on the last
- * CPU we may use). Columns: GFLOP/s (best of --repeat), efficiency against
- * P x one core's measured peak (the serial kernel at n = 1024), and the
- * seed's two waits, T_c and T_r, as a percentage of P x wall time.
+ * CPU we may use). The header names the micro-kernel (dgemm.h) and gives
+ * one core's measured peak (a tight FMA loop of the kernel's vector width),
+ * the micro-kernel's own rate on L1-resident panels and the blocked DGEMM's
+ * on one worker. Columns: GFLOP/s (best of --repeat), efficiency against P
+ * x that peak, and the seed's two waits, T_c and T_r, as a percentage of P
+ * x wall time. Every result is checked against the first BLAS found (or,
+ * without one, against xsched static).
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +24,11 @@
 
 #define OPENBLAS_PTHREAD "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0"
 #define BLIS_PTHREAD "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4"
+
+typedef void (*dg_dgemm_fn)(const char *ta, const char *tb, const int *m, const int *n,
+			    const int *k, const double *alpha, const double *a, const int *lda,
+			    const double *b, const int *ldb, const double *beta, double *c,
+			    const int *ldc);
 
 struct blas_lib {
 	const char *name;
@@ -68,13 +78,62 @@ static double max_diff(const double *x, const double *y, size_t len)
 	return d;
 }
 
+/* The micro-kernel alone on packed panels that stay in L1: GFLOP/s. */
+static double ukr_in_cache(dg_ukr_fn ukr)
+{
+	static double a[DG_KC * DG_MR], b[DG_KC * DG_NR], c[DG_MR * DG_NR];
+	double best = 0;
+
+	for (int i = 0; i < DG_KC * DG_MR; i++)
+		a[i] = (double)(bench_mix64((uint64_t)i) % 1000) / 500.0 - 1.0;
+	for (int i = 0; i < DG_KC * DG_NR; i++)
+		b[i] = (double)(bench_mix64((uint64_t)i + 7777) % 1000) / 500.0 - 1.0;
+	for (int r = 0; r < 5; r++) {
+		double t0 = dg_now(), t;
+
+		for (int it = 0; it < 20000; it++)
+			ukr(DG_KC, 1.0, a, b, 0.5, c, DG_MR);
+		t = dg_now() - t0;
+		if (2.0 * DG_MR * DG_NR * DG_KC * 20000 / t > best)
+			best = 2.0 * DG_MR * DG_NR * DG_KC * 20000 / t;
+	}
+	return best * 1e-9;
+}
+
+/* The blocked DGEMM on one worker: the serial kernel with its packing. */
+static double serial_dgemm(dg_ukr_fn ukr, int n)
+{
+	struct xs_loop_sched st = { .kind = XS_LOOP_STATIC };
+	struct xs_runtime *rt1 = xs_runtime_create(1);
+	double *A = malloc(sizeof(double) * n * n * 3), best = 1e30;
+
+	if (!rt1 || !A) {
+		free(A);
+		if (rt1)
+			xs_runtime_destroy(rt1);
+		return 0;
+	}
+	for (long i = 0; i < (long)n * n * 2; i++)
+		A[i] = (double)(bench_mix64((uint64_t)i) % 1000) / 500.0 - 1.0;
+	for (int r = 0; r < 3; r++) {
+		struct dgemm g = { .n = n, .k = n, .m = n, .alpha = 1, .beta = 0, .A = A,
+				   .B = A + (long)n * n, .C = A + 2L * n * n, .ukr = ukr };
+
+		if (dgemm_xsched(rt1, &st, &g) == 0 && g.wall < best)
+			best = g.wall;
+	}
+	free(A);
+	xs_runtime_destroy(rt1);
+	return 2.0 * n * n * n / best * 1e-9;
+}
+
 int dgemm_run(const struct options *o)
 {
-	static const int sizes[] = { 1024, 2048, 3072, 4096 }, quick[] = { 256, 512 };
+	static const int sizes[] = { 1024, 2048, 3072, 4096 }, quick[] = { 512, 1024 };
 	const int *ns = o->quick ? quick : sizes;
 	int nsizes = o->quick ? 2 : 4, P = 1, failed = 0, hog_cpu;
-	const char *why = "";
-	dg_dgemm_fn kernel = dg_kernel_load(&why);
+	const char *kname = "";
+	dg_ukr_fn ukr = dg_ukr_select(&kname);
 	struct blas_lib libs[2];
 	struct xs_loop_sched scheds[3] = {
 		{ .kind = XS_LOOP_STATIC },
@@ -84,62 +143,54 @@ int dgemm_run(const struct options *o)
 	static const char *const sched_names[] = { "xsched static", "xsched dynamic",
 						   "xsched hybrid" };
 	struct xs_runtime *rt;
-	double peak;
+	double peak, ukr_peak, serial;
 
 	for (int i = 0; i < o->nthreads; i++)
 		if (o->threads[i] > P)
 			P = o->threads[i];
-	if (!kernel) {
-		fprintf(stderr, PROG ": --dgemm: %s\n", why);
-		return 1;
-	}
 	blas_open(&libs[0], "OpenBLAS", OPENBLAS_PTHREAD, "openblas_set_num_threads");
 	blas_open(&libs[1], "BLIS", BLIS_PTHREAD, "bli_thread_set_num_threads");
+	peak = dg_core_peak(ukr);
+	ukr_peak = ukr_in_cache(ukr);
+	serial = serial_dgemm(ukr, ns[0]);
 	rt = xs_runtime_create((unsigned)P);
 	if (!rt)
 		return 1;
 	xs_loop_sched_default(rt, &scheds[2]);
 	hog_cpu = P - 1;
-	{
-		/* One core's peak: the kernel, square, in this thread. */
-		int pn = o->quick ? 512 : 1024;
-		double *A = malloc(sizeof(double) * pn * pn * 3), one = 1.0, zero = 0.0, best = 1e30;
-
-		if (!A)
-			return 1;
-		for (long i = 0; i < (long)pn * pn * 2; i++)
-			A[i] = (double)(bench_mix64((uint64_t)i) % 1000) / 500.0 - 1.0;
-		for (int r = 0; r < 3; r++) {
-			double t0 = dg_now();
-
-			kernel("N", "N", &pn, &pn, &pn, &one, A, &pn, A + (long)pn * pn, &pn, &zero,
-			       A + 2L * pn * pn, &pn);
-			if (dg_now() - t0 < best)
-				best = dg_now() - t0;
-		}
-		peak = 2.0 * pn * pn * pn / best * 1e-9;
-		free(A);
-	}
-	printf("DGEMM C = A B, %d threads; one core's peak (serial kernel): %.2f GFLOP/s\n"
+	printf("DGEMM C = A B, %d threads; micro-kernel %s\n"
+	       "one core's peak (a tight FMA loop of that width): %.2f GFLOP/s; micro-kernel "
+	       "in L1: %.2f (%.1f%%); serial blocked DGEMM n=%d: %.2f (%.1f%%)\n"
 	       "hybrid: Ns=%u Nd=%u g=%u per mille; noisy: a hog at 50%% duty on CPU %d\n"
 	       "%6s %-6s %-16s %9s %7s %7s %7s\n",
-	       P, peak, scheds[2].ns, scheds[2].nd, scheds[2].grain, hog_cpu, "n", "load",
-	       "dgemm", "GFLOP/s", "eff", "T_c", "T_r");
+	       P, kname, peak, ukr_peak, 100 * ukr_peak / peak, ns[0], serial,
+	       100 * serial / peak, scheds[2].ns, scheds[2].nd, scheds[2].grain, hog_cpu, "n",
+	       "load", "dgemm", "GFLOP/s", "eff", "T_c", "T_r");
 	for (int si = 0; si < nsizes; si++) {
 		int n = ns[si];
 		size_t len = (size_t)n * n;
 		double *A = malloc(sizeof(double) * len), *B = malloc(sizeof(double) * len);
 		double *C = malloc(sizeof(double) * len), *R = malloc(sizeof(double) * len);
 		double flops = 2.0 * n * n * n;
+		int have_ref = 0;
 
 		if (!A || !B || !C || !R) {
 			fprintf(stderr, PROG ": --dgemm: out of memory at n = %d\n", n);
 			failed = 1;
+			free(A), free(B), free(C), free(R);
 			break;
 		}
 		for (size_t i = 0; i < len; i++) {
 			A[i] = (double)(bench_mix64(i) % 2001) / 1000.0 - 1.0;
 			B[i] = (double)(bench_mix64(i + len) % 2001) / 1000.0 - 1.0;
+		}
+		/* The reference: a BLAS, or else xsched static's result. */
+		for (int l = 0; l < 2 && !have_ref; l++) {
+			if (!libs[l].dgemm)
+				continue;
+			libs[l].set_threads(P);
+			blas_run(&libs[l], n, A, B, R);
+			have_ref = 1;
 		}
 		for (int noisy = 0; noisy < 2; noisy++) {
 			if (noisy && noise_start(hog_cpu, 50) < 0) {
@@ -147,11 +198,10 @@ int dgemm_run(const struct options *o)
 				break;
 			}
 			for (int s = 0; s < 3; s++) {
-				struct dgemm g = { .n = n, .k = n, .m = n, .A = A, .B = B, .C = C,
-						   .kernel = kernel };
+				struct dgemm g = { .n = n, .k = n, .m = n, .alpha = 1, .beta = 0,
+						   .A = A, .B = B, .C = C, .ukr = ukr };
 				double best = 1e30, tc = 0, tr = 0;
 
-				dg_kernel_load(&why); /* OpenBLAS back to one thread */
 				for (long r = 0; r < o->repeat; r++) {
 					if (dgemm_xsched(rt, &scheds[s], &g) < 0) {
 						failed = 1;
@@ -163,11 +213,9 @@ int dgemm_run(const struct options *o)
 						tr = g.wait[1] / (P * g.wall);
 					}
 				}
-				if (s == 0) {
-					/* The reference: the serial kernel on the whole. */
-					double one = 1.0, zero = 0.0;
-
-					kernel("N", "N", &n, &n, &n, &one, A, &n, B, &n, &zero, R, &n);
+				if (!have_ref) {
+					memcpy(R, C, sizeof(double) * len);
+					have_ref = 1;
 				}
 				if (max_diff(C, R, len) > 1e-9 * n) {
 					fprintf(stderr, PROG ": --dgemm: %s n=%d: wrong result\n",
