@@ -184,5 +184,6 @@ struct xs_task *xs_task_current(void);
 void xs_task_count_child(struct xs_task *parent);
 void xs_task_push_counted(struct xs_task *parent, xs_task_fn fn, const void *arg, size_t size);
 void xs_task_run_undeferred(xs_task_fn fn, void *arg);
+int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size);
 
 #endif /* XSCHED_RUNTIME_H */

@@ -389,20 +389,15 @@ void xs_task_count_child(struct xs_task *parent)
 	}
 }
 
-int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
+/* Queue a child of the current task; -EAGAIN, with nothing done, when
+ * its queue is full (or its consumer saturated). */
+static inline int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *arg, size_t size)
 {
-	struct xs_worker *w = xs_self;
 	struct xs_parker *wake;
 	struct xs_spsc *q;
 	struct xs_task *t;
-	uint64_t t0;
+	uint64_t t0 = xs_prof_begin(w->log);
 
-	/* Workers run user code only inside tasks, so w->current is set. */
-	if (xs_unlikely(!w))
-		return -EPERM;
-	if (xs_unlikely(size > XS_TASK_ARG_MAX))
-		return -E2BIG;
-	t0 = xs_prof_begin(w->log);
 	xs_dlb_poll(w);
 	q = xs_spawn_target(w, &wake);
 	if (xs_likely(q) && (t = xs_task_alloc(&w->pool))) {
@@ -418,8 +413,40 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 	/* A full queue is surplus a sleeping thief should come and take. */
 	if (w->dlb.p.push == XS_PUSH_LOCAL)
 		xs_wake_a_thief(w);
-	xs_task_run_immediate(w, fn, arg, size);
+	return -EAGAIN;
+}
+
+int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
+{
+	struct xs_worker *w = xs_self;
+
+	/* Workers run user code only inside tasks, so w->current is set. */
+	if (xs_unlikely(!w))
+		return -EPERM;
+	if (xs_unlikely(size > XS_TASK_ARG_MAX))
+		return -E2BIG;
+	if (xs_unlikely(xs_task_queue(w, fn, arg, size)))
+		xs_task_run_immediate(w, fn, arg, size);
 	return 0;
+}
+
+/*
+ * xs_task_spawn() that leaves the full-queue case to the caller: -EAGAIN
+ * means nothing was queued and the caller runs the task itself, now (the
+ * libgomp layer runs it in place, without copying its argument block).
+ */
+int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size)
+{
+	struct xs_worker *w = xs_self;
+
+	if (xs_unlikely(!w))
+		return -EPERM;
+	if (xs_unlikely(size > XS_TASK_ARG_MAX))
+		return -E2BIG;
+	if (xs_likely(!xs_task_queue(w, fn, arg, size)))
+		return 0;
+	xs_counter_inc(&w->ctr.immediate);
+	return -EAGAIN;
 }
 
 /*

@@ -258,7 +258,11 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 		xg_copy(block + sizeof(*h), data, size);
 		if (patch)
 			patch(block + sizeof(*h), patch_arg);
-		xs_task_spawn(xg_inline_main, block, sizeof(*h) + (size_t)size);
+		if (xs_unlikely(xs_task_try_spawn(xg_inline_main, block,
+						  sizeof(*h) + (size_t)size)))
+			/* Its queue is full: run it now, in its block (XQueue's
+			 * rule; libgomp too runs tasks undeferred past a limit). */
+			xg_run_in_place(fn, block + sizeof(*h), cur, final);
 		return;
 	}
 	r = xg_record_new(fn, data, cpyfn, size, align, cur, final);
