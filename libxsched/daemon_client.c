@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon_client.h"
+#include "tid.h"
 #include "runtime.h"
 #include "topology.h"
 
@@ -39,15 +40,6 @@ uint64_t xs_daemon_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint32_t xs_gettid(void)
-{
-	static __thread uint32_t tid;
-
-	if (!tid)
-		tid = (uint32_t)syscall(SYS_gettid);
-	return tid;
 }
 
 static const char *xs_daemon_dir(const struct xs_runtime *rt)
@@ -720,7 +712,7 @@ int xs_daemon_client_create(struct xs_runtime *rt)
 void xs_daemon_client_thread(struct xs_runtime *rt, uint32_t id)
 {
 	if (rt->daemon)
-		rt->daemon->tids[id] = xs_gettid();
+		rt->daemon->tids[id] = xs_tid();
 }
 
 void xs_daemon_client_start(struct xs_runtime *rt)
@@ -730,7 +722,7 @@ void xs_daemon_client_start(struct xs_runtime *rt)
 
 	if (!dc)
 		return;
-	dc->tids[0] = xs_gettid();
+	dc->tids[0] = xs_tid();
 	c = dc->pending;
 	dc->pending = NULL;
 	if (!c)
@@ -764,7 +756,7 @@ void xs_daemon_client_job_start(struct xs_runtime *rt)
 		return;
 	/* Relaxed: read at the next job's thieves' polls, published to
 	 * them by the job's release. */
-	xs_store_relaxed(&dc->w0_registered, xs_gettid() == dc->tids[0]);
+	xs_store_relaxed(&dc->w0_registered, xs_tid() == dc->tids[0]);
 	xs_daemon_busy_take(dc);
 	/* Relaxed: this thread is the only writer of job_seq; every job up
 	 * to it has passed its barrier. */

@@ -21,6 +21,7 @@
 #include "daemon_client.h"
 #include "runtime.h"
 #include "stats_page.h"
+#include "tid.h"
 #include "topology.h"
 
 /* Slots the publisher may scan per period for queue depths; above it only
@@ -311,7 +312,7 @@ void xs_stats_page_create(struct xs_runtime *rt)
 		pthread_condattr_destroy(&ca);
 	}
 	xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(p->h, 0))->tid,
-		       (__u32)syscall(SYS_gettid));
+		       (__u32)xs_tid());
 	pthread_mutex_lock(&xs_stats_live_lock);
 	p->next = xs_stats_live;
 	xs_stats_live = p;
@@ -326,7 +327,7 @@ void xs_stats_page_thread(struct xs_runtime *rt, uint32_t id)
 	if (rt->stats_page)
 		xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(rt->stats_page->h,
 									     id))->tid,
-			       (__u32)syscall(SYS_gettid));
+			       (__u32)xs_tid());
 }
 
 void xs_stats_page_start(struct xs_runtime *rt)
@@ -372,7 +373,7 @@ void xs_stats_page_job(struct xs_runtime *rt, bool begin)
 	xs_stats_store(&p->h->dlb, (__u32)rt->dlb.strategy);
 	xs_stats_store(&p->h->push, (__u32)rt->dlb.push);
 	xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(p->h, 0))->tid,
-		       (__u32)syscall(SYS_gettid));
+		       (__u32)xs_tid());
 }
 
 void xs_stats_page_destroy(struct xs_runtime *rt)
