@@ -3,25 +3,12 @@
 # tap-exports.sh - sourced by the tests that check a shared library's
 # exported symbols against its public header (TAP output).
 #
-#   result OK DESCRIPTION [DIAGNOSTIC...]   one TAP line; sets failed=1 on not ok
+#   result OK DESCRIPTION [DIAGNOSTIC...]   from tap.sh
 #   check_exports SO HEADER NODE            three results: every dynamic symbol
 #                                           is xs_*@@NODE, every function of
 #                                           HEADER is exported, nothing else is
 
-n=0 failed=0
-
-result() {
-	local ok=$1 what=$2
-	shift 2
-	n=$((n + 1))
-	if ((ok)); then
-		echo "ok $n $what"
-	else
-		printf '# %s\n' "$@"
-		echo "not ok $n $what"
-		failed=1
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 check_exports() {
 	local so=$1 header=$2 node=$3 exported bad public names missing extra

@@ -36,20 +36,7 @@ mkdir -p "$out"
 echo "TAP version 13"
 echo "1..11"
 
-n=0 failed=0
-
-result() {
-	local ok=$1 what=$2
-	shift 2
-	n=$((n + 1))
-	if ((ok)); then
-		echo "ok $n $what"
-	else
-		(($#)) && printf '# %s\n' "$@"
-		echo "not ok $n $what"
-		failed=1
-	fi
-}
+. "${XS_SRCDIR:-.}/scripts/tap.sh"
 
 cat >"$out/bindings.c" <<'EOF'
 #include <omp.h>

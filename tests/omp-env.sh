@@ -102,23 +102,7 @@ mkdir -p "$out"
 echo "TAP version 13"
 echo "1..$((1 + 2 * ${#valid[@]} + 2 * ${#invalid[@]} + ${#xsched_valid[@]} + ${#xsched_invalid[@]}))"
 
-n=0 failed=0
-
-result() {
-	local ok=$1 what=$2
-	shift 2
-	n=$((n + 1))
-	if ((ok)); then
-		echo "ok $n $what"
-	else
-		local line
-		for line in "$@"; do
-			[[ -n $line ]] && printf '%s\n' "$line" | sed 's/^/# /'
-		done
-		echo "not ok $n $what"
-		failed=1
-	fi
-}
+. "${XS_SRCDIR:-.}/scripts/tap.sh"
 
 cat >"$out/env-probe.c" <<'EOF'
 #include <omp.h>
@@ -201,18 +185,6 @@ run() {
 		exit $?
 	) 2>/dev/null
 	status=$?
-}
-
-# describe STATUS: a phrase for an exit status.
-describe() {
-	local s=$1
-	if ((s == 124 || s == 137)); then
-		echo "timed out"
-	elif ((s > 128)); then
-		echo "killed by SIG$(kill -l $((s - 128)) 2>/dev/null || echo $((s - 128)))"
-	else
-		echo "exit status $s"
-	fi
 }
 
 not_run() {

@@ -108,34 +108,7 @@ EOF
 echo "TAP version 13"
 echo "1..$((3 * ${#programs[@]}))"
 
-n=0 failed=0
-
-result() {
-	local ok=$1 what=$2
-	shift 2
-	n=$((n + 1))
-	if ((ok)); then
-		echo "ok $n $what"
-	else
-		local line
-		for line in "$@"; do
-			[[ -n $line ]] && printf '%s\n' "$line" | sed 's/^/# /'
-		done
-		echo "not ok $n $what"
-		failed=1
-	fi
-}
-
-describe() {
-	local s=$1
-	if ((s == 124 || s == 137)); then
-		echo "timed out"
-	elif ((s > 128)); then
-		echo "killed by SIG$(kill -l $((s - 128)) 2>/dev/null || echo $((s - 128)))"
-	else
-		echo "exit status $s"
-	fi
-}
+. "${XS_SRCDIR:-.}/scripts/tap.sh"
 
 run() {
 	local bin=$1

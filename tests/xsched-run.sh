@@ -18,17 +18,7 @@ unset LD_PRELOAD OMP_NUM_THREADS XSCHED_SHOW_STATS XSCHED_PROFILE XSCHED_DLB
 
 echo "TAP version 13"
 echo "1..6"
-n=0 failed=0
-result() { # OK NAME [FILE]
-	n=$((n + 1))
-	if [[ $1 == 1 ]]; then
-		echo "ok $n $2"
-	else
-		[[ -n ${3:-} ]] && sed 's/^/# /' "$3" | tail -n 8
-		echo "not ok $n $2"
-		failed=1
-	fi
-}
+. "$src/scripts/tap.sh"
 
 cat >"$tmp/prog.c" <<'C'
 #include <omp.h>
@@ -65,36 +55,36 @@ fi
 "$run" --stats -n 3 -- "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
 ok=0
 grep -qx "team 3 sum $((3 * 499500))" "$tmp/out" && grep -q '^total' "$tmp/err" && ok=1
-result $ok "xsched-run --stats -n 3 runs the program on xsched" "$tmp/err"
+result $ok "xsched-run --stats -n 3 runs the program on xsched" "$(tail -n 8 "$tmp/err")"
 
 # --profile: a Chrome trace with one track per worker.
 "$run" -n 2 --profile "$tmp/trace.json" "$tmp/prog" >/dev/null 2>"$tmp/err"
 ok=0
 grep -q '"traceEvents"' "$tmp/trace.json" 2>/dev/null && grep -q '"worker 1"' "$tmp/trace.json" && ok=1
-result $ok "xsched-run --profile writes a trace" "$tmp/err"
+result $ok "xsched-run --profile writes a trace" "$(tail -n 8 "$tmp/err")"
 
 # Bad values are named, and nothing runs.
 "$run" --dlb sometimes "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok=0
 [[ $rc == 2 && ! -s $tmp/out ]] && grep -q "XSCHED_DLB: 'sometimes'" "$tmp/err" && ok=1
-result $ok "xsched-run --dlb sometimes: exit 2 naming XSCHED_DLB" "$tmp/err"
+result $ok "xsched-run --dlb sometimes: exit 2 naming XSCHED_DLB" "$(tail -n 8 "$tmp/err")"
 
 "$run" -n 0 "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok=0
 [[ $rc == 2 && ! -s $tmp/out ]] && grep -q -- "--threads '0'" "$tmp/err" && ok=1
-result $ok "xsched-run -n 0: exit 2 naming --threads" "$tmp/err"
+result $ok "xsched-run -n 0: exit 2 naming --threads" "$(tail -n 8 "$tmp/err")"
 
 "$run" "$tmp/no-such-program" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok=0
 [[ $rc == 127 ]] && grep -q "no-such-program: No such file" "$tmp/err" && ok=1
-result $ok "xsched-run of a missing program: exit 127 naming it" "$tmp/err"
+result $ok "xsched-run of a missing program: exit 127 naming it" "$(tail -n 8 "$tmp/err")"
 
 "$run" --lib "$tmp/missing.so" "$tmp/prog" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok=0
 [[ $rc == 2 ]] && grep -q "missing.so" "$tmp/err" && ok=1
-result $ok "xsched-run --lib of a missing library: exit 2 naming it" "$tmp/err"
+result $ok "xsched-run --lib of a missing library: exit 2 naming it" "$(tail -n 8 "$tmp/err")"
 exit $failed
