@@ -22,10 +22,7 @@ TEST(registers_workers_and_uses_the_daemon_table)
 
 	if (why)
 		SKIP(return, "%s", why);
-	ASSERT_EQ(0, xsd_test_start(&t));
-	xsc_env(t.rt, "auto");
-	rt = xs_runtime_create(NWORKERS);
-	ASSERT_NE(NULL, rt);
+	rt = xsc_start(_metadata, &t, NWORKERS);
 	ASSERT_EQ(0, xs_daemon_info(rt, &info));
 	EXPECT_EQ(1, info.connected);
 	EXPECT_EQ(1, info.connects);
@@ -36,9 +33,8 @@ TEST(registers_workers_and_uses_the_daemon_table)
 	ASSERT_EQ(0, xsd_test_client_open(&t, &peek));
 	for (uint32_t w = 0; w < NWORKERS; w++) {
 		EXPECT_NE(0, rt->daemon->tids[w]);
-		EXPECT_EQ(1, xsc_slots_of(peek.workers, peek.state->nslots, rt->daemon->tids[w]))
-			TH_LOG("worker %u (tid %u)", w, rt->daemon->tids[w]);
 	}
+	xsc_expect_registered(_metadata, &peek, rt, NWORKERS);
 
 	/* Idle thieves poll the fresh state and adopt the daemon's table. */
 	ASSERT_EQ(1, xsc_run_until(rt, 22, 3000, xsc_using_daemon));

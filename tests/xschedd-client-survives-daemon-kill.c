@@ -46,10 +46,7 @@ TEST(workload_survives_sigkill_and_client_reconnects)
 
 	if (why)
 		SKIP(return, "%s", why);
-	ASSERT_EQ(0, xsd_test_start(&t));
-	xsc_env(t.rt, "auto");
-	rt = xs_runtime_create(NWORKERS);
-	ASSERT_NE(NULL, rt);
+	rt = xsc_start(_metadata, &t, NWORKERS);
 	ASSERT_EQ(1, xsc_run_until(rt, 20, 3000, xsc_using_daemon));
 
 	/* The kill lands in the middle of this stream of jobs. */
@@ -77,10 +74,7 @@ TEST(workload_survives_sigkill_and_client_reconnects)
 	EXPECT_EQ(NWORKERS, info.registered);
 	EXPECT_EQ(1, info.fresh);
 	ASSERT_EQ(0, xsd_test_client_open(&t, &peek));
-	for (uint32_t w = 0; w < NWORKERS; w++) {
-		EXPECT_EQ(1, xsc_slots_of(peek.workers, peek.state->nslots, rt->daemon->tids[w]))
-			TH_LOG("worker %u not registered with the new daemon", w);
-	}
+	xsc_expect_registered(_metadata, &peek, rt, NWORKERS);
 	xsd_test_client_close(&peek);
 	for (int i = 0; i < 5; i++)
 		ASSERT_EQ(0, xsc_run_fib(rt, 20));

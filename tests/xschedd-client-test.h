@@ -87,6 +87,37 @@ static inline int xsc_slots_of(const struct xs_abi_worker *ws, uint32_t n, uint3
 	return found;
 }
 
+/*
+ * Start the daemon (real BPF) into @t, point the library at it with
+ * XSCHED_DAEMON=auto and create a runtime of @nworkers workers; returns
+ * it. ASSERTs both in the calling TEST().
+ */
+static inline struct xs_runtime *xsc_start(struct __test_metadata *_metadata,
+					   struct xsd_test *t, int nworkers)
+{
+	struct xs_runtime *rt;
+
+	ASSERT_EQ(0, xsd_test_start(t));
+	xsc_env(t->rt, "auto");
+	rt = xs_runtime_create(nworkers);
+	ASSERT_NE(NULL, rt);
+	return rt;
+}
+
+/* EXPECT that each of the @nworkers workers of @rt holds exactly one slot
+ * of the daemon's worker-state array, as the client @peek maps it. */
+static inline void xsc_expect_registered(struct __test_metadata *_metadata,
+					 const struct xsd_test_client *peek,
+					 const struct xs_runtime *rt, uint32_t nworkers)
+{
+	/* braces: EXPECT_* are more than one statement */
+	for (uint32_t w = 0; w < nworkers; w++) {
+		EXPECT_EQ(1, xsc_slots_of(peek->workers, peek->state->nslots, rt->daemon->tids[w]))
+			TH_LOG("worker %u (tid %u) does not hold one slot", w,
+			       rt->daemon->tids[w]);
+	}
+}
+
 /* Run jobs of fib(@n) until @cond(info) holds or @ms pass; every job must
  * check out. Returns 1 (cond met), 0 (timed out), -1 (a job lost tasks). */
 static inline int xsc_run_until(struct xs_runtime *rt, int n, unsigned int ms,

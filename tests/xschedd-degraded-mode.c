@@ -32,7 +32,7 @@ static void check_degraded(struct __test_metadata *_metadata, struct xsd_test *t
 	struct xs_abi_reply r;
 	pthread_t th;
 	uint64_t gen;
-	uint32_t tid, slot, st = 0;
+	uint32_t tid, slot, st;
 
 	ASSERT_EQ(0, xsd_test_client_open(t, &c)) xsd_test_dump_log(t);
 	EXPECT_EQ(XS_ABI_MODE_DEGRADED, c.mode);
@@ -41,23 +41,18 @@ static void check_degraded(struct __test_metadata *_metadata, struct xsd_test *t
 	EXPECT_EQ(MAP_FAILED, mmap(NULL, c.workers_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 				   c.workers_fd, 0));
 
-	gen = __atomic_load_n(&c.state->generation, __ATOMIC_ACQUIRE);
+	gen = xsd_test_generation(&c);
 	xsd_test_sleep_ms(50);
-	EXPECT_LT(gen + 2, __atomic_load_n(&c.state->generation, __ATOMIC_ACQUIRE));
+	EXPECT_LT(gen + 2, xsd_test_generation(&c));
 
 	ASSERT_EQ(0, pipe2(hold, O_CLOEXEC));
 	sleeper_tid = 0;
 	ASSERT_EQ(0, pthread_create(&th, NULL, sleeper, NULL));
-	while (!sleeper_tid)
-		xsd_test_sleep_ms(1);
-	tid = sleeper_tid;
+	tid = xsd_test_await_tid(&sleeper_tid);
 	ASSERT_EQ(0, xsd_test_call(c.fd, XS_ABI_REGISTER, &tid, 1, &r, NULL));
 	slot = r.slots[0];
 	ASSERT_GT(c.state->nslots, slot);
-	for (int i = 0; i < 100 && st != XS_ABI_WORKER_BLOCKED; i++) {
-		xsd_test_sleep_ms(10);
-		st = __atomic_load_n(&c.workers[slot].state, __ATOMIC_RELAXED);
-	}
+	st = xsd_test_await_state(&c.workers[slot], XS_ABI_WORKER_BLOCKED, 100, 10);
 	EXPECT_EQ(XS_ABI_WORKER_BLOCKED, st);
 	EXPECT_EQ(tid, c.workers[slot].tid);
 	close(hold[1]);

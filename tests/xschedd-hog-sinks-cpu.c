@@ -9,23 +9,11 @@
 #include "kselftest_harness.h"
 #include "xschedd-test.h"
 
-static int cpu_index(const struct xs_abi_header *h, uint32_t cpu)
-{
-	const struct xs_abi_cpu *cpus = xs_abi_at(h, h->cpu_off);
-
-	for (uint32_t i = 0; i < h->ncpus; i++)
-		if (cpus[i].cpu == cpu)
-			return (int)i;
-	return -1;
-}
-
 TEST(hog_on_cpu1_is_last_victim_everywhere)
 {
 	const char *why = xsd_test_no_bpf_why();
-	struct xsd_test t;
-	struct xsd_test_client c;
+	struct xsd_test_watch w;
 	struct xs_abi_header *snap;
-	const struct xs_abi_cpu *cpus;
 	const struct xs_abi_victim *rows;
 	uint32_t load = 0;
 	cpu_set_t set;
@@ -39,31 +27,19 @@ TEST(hog_on_cpu1_is_last_victim_everywhere)
 	if (sched_getaffinity(0, sizeof(set), &set) || !CPU_ISSET(1, &set) ||
 	    CPU_COUNT(&set) < 2)
 		SKIP(return, "needs CPU 1 and another CPU in the affinity mask");
-	ASSERT_EQ(0, xsd_test_start(&t, "--tick-ms", "10", "--decay", "30"));
-	ASSERT_EQ(0, xsd_test_client_open(&t, &c)) xsd_test_dump_log(&t);
-	i1 = cpu_index(c.state, 1);
-	ASSERT_LE(0, i1);
-	snap = malloc(c.state_size);
-	ASSERT_NE(NULL, snap);
+	xsd_test_watch_load(_metadata, &w, 1);
+	snap = w.snap;
+	i1 = w.cpu;
 
-	hog = fork();
+	hog = xsd_test_hog(1);
 	ASSERT_LE(0, hog);
-	if (!hog) {
-		CPU_ZERO(&set);
-		CPU_SET(1, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-		alarm(10);
-		for (volatile uint64_t x = 0;; x++)
-			;
-	}
 	/* "within a few ticks": 10 ms ticks, decay 30%: > 800 after ~5 */
 	for (int tick = 0; tick < 100 && load < 800; tick++) {
 		xsd_test_sleep_ms(10);
-		ASSERT_EQ(0, xsd_test_snapshot(&c, snap));
-		cpus = xs_abi_at(snap, snap->cpu_off);
-		load = cpus[i1].foreign_permille;
+		ASSERT_EQ(0, xsd_test_snapshot(&w.c, snap));
+		load = xsd_test_cpu_at(snap, i1)->foreign_permille;
 	}
-	ASSERT_LT(800, load) xsd_test_dump_log(&t);
+	ASSERT_LT(800, load) xsd_test_dump_log(&w.t);
 	printf("# CPU 1 foreign load %u permille\n", load);
 
 	rows = xs_abi_at(snap, snap->victim_off);
@@ -76,11 +52,8 @@ TEST(hog_on_cpu1_is_last_victim_everywhere)
 		for (uint32_t k = 0; k + 1 < snap->row_len; k++)
 			EXPECT_GE(row[k].weight, row[snap->row_len - 1].weight);
 	}
-	kill(hog, SIGKILL);
-	waitpid(hog, NULL, 0);
-	free(snap);
-	xsd_test_client_close(&c);
-	EXPECT_EQ(0, xsd_test_stop(&t));
+	xsd_test_hog_stop(hog);
+	xsd_test_watch_close(_metadata, &w);
 }
 
 TEST_HARNESS_MAIN

@@ -44,13 +44,11 @@ static void stop_threads(pthread_t *th)
 /* Slots in use according to the state file (tid != 0), after a tick. */
 static uint32_t used_slots(const struct xsd_test_client *c)
 {
-	uint64_t gen = __atomic_load_n(&c->state->generation, __ATOMIC_ACQUIRE);
 	struct xs_abi_header *snap = malloc(c->state_size);
 	const struct xs_abi_worker *w;
 	uint32_t n = 0;
 
-	while (__atomic_load_n(&c->state->generation, __ATOMIC_ACQUIRE) < gen + 2)
-		xsd_test_sleep_ms(2);
+	xsd_test_wait_ticks(c, 2);
 	if (!snap || xsd_test_snapshot(c, snap)) {
 		free(snap);
 		return UINT32_MAX;

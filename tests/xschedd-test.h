@@ -6,6 +6,9 @@
  *
  * The daemon binary is $XS_BUILDDIR/xschedd (set by scripts/run-tests.sh),
  * else build/xschedd. Its stderr goes to <tmp>/log.
+ *
+ * Helpers that take `struct __test_metadata *_metadata` ASSERT/EXPECT in
+ * the calling TEST() (an ASSERT that fails ends it), as a TEST body would.
  */
 #ifndef XSCHED_XSCHEDD_TEST_H
 #define XSCHED_XSCHEDD_TEST_H
@@ -14,6 +17,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -30,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kselftest_harness.h"
 #include "xsched/abi.h"
 
 struct xsd_test {
@@ -334,6 +339,169 @@ static inline int xsd_test_snapshot(const struct xsd_test_client *c, void *buf)
 static inline uint32_t xsd_test_gettid(void)
 {
 	return (uint32_t)syscall(SYS_gettid);
+}
+
+/* Why this thread cannot run on CPU @cpu (not in its affinity mask), or
+ * NULL. */
+static inline const char *xsd_test_no_cpu_why(int cpu)
+{
+	static char why[64];
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_ISSET(cpu, &set))
+		return NULL;
+	snprintf(why, sizeof(why), "needs CPU %d in the affinity mask", cpu);
+	return why;
+}
+
+/* Pin the calling thread to CPU @cpu. Returns 0 or -errno. */
+static inline int xsd_test_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* Wait until a thread just started has stored its (nonzero) tid in @tid;
+ * returns it. */
+static inline uint32_t xsd_test_await_tid(_Atomic uint32_t *tid)
+{
+	while (!*tid)
+		xsd_test_sleep_ms(1);
+	return *tid;
+}
+
+/*
+ * Fork a CPU hog: a process that is no xsched worker, pinned to CPU @cpu,
+ * spinning until it is killed (xsd_test_hog_stop()), or for 10 s at most
+ * (SIGALRM) when its test dies first. Returns its pid or -errno.
+ */
+static inline pid_t xsd_test_hog(int cpu)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		xsd_test_pin(cpu);
+		alarm(10);
+		for (volatile uint64_t x = 0;; x++)
+			;
+	}
+	return pid;
+}
+
+/* SIGKILL a hog of xsd_test_hog() and reap it. */
+static inline void xsd_test_hog_stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* The daemon's tick count (header.generation) as @c's mapping shows it. */
+static inline uint64_t xsd_test_generation(const struct xsd_test_client *c)
+{
+	/* Acquire: observes the daemon's increment in its tick's seqlock
+	 * write section; a test that copies the state afterwards still goes
+	 * through xsd_test_snapshot(). The field only grows. */
+	return __atomic_load_n(&c->state->generation, __ATOMIC_ACQUIRE);
+}
+
+/* Wait until the daemon has published @n more ticks: n = 2 guarantees one
+ * whole tick that began after the call. */
+static inline void xsd_test_wait_ticks(const struct xsd_test_client *c, unsigned int n)
+{
+	uint64_t gen = xsd_test_generation(c);
+
+	while (xsd_test_generation(c) < gen + n)
+		xsd_test_sleep_ms(2);
+}
+
+/* Poll worker slot @w every @ms ms, @tries times at most, until its state
+ * is @state; returns the last state read. */
+static inline uint32_t xsd_test_await_state(const struct xs_abi_worker *w, uint32_t state,
+					    int tries, unsigned int ms)
+{
+	uint32_t st = 0;
+
+	for (int i = 0; i < tries; i++) {
+		/* relaxed: BPF rewrites the slot at every context switch; one
+		 * 32-bit value is all that is read */
+		st = __atomic_load_n(&w->state, __ATOMIC_RELAXED);
+		if (st == state)
+			break;
+		xsd_test_sleep_ms(ms);
+	}
+	return st;
+}
+
+/* Index of CPU @cpu in the CPU array of @h (state or snapshot), or -1. */
+static inline int xsd_test_cpu_index(const struct xs_abi_header *h, uint32_t cpu)
+{
+	const struct xs_abi_cpu *cpus = xs_abi_at(h, h->cpu_off);
+
+	for (uint32_t i = 0; i < h->ncpus; i++)
+		if (cpus[i].cpu == cpu)
+			return (int)i;
+	return -1;
+}
+
+/* Row @i of the CPU array of @h (state or snapshot). */
+static inline const struct xs_abi_cpu *xsd_test_cpu_at(const struct xs_abi_header *h, int i)
+{
+	return (const struct xs_abi_cpu *)xs_abi_at(h, h->cpu_off) + i;
+}
+
+/*
+ * What a test that watches the daemon's state tick by tick holds: the
+ * daemon, a client mapping its state, a buffer for xsd_test_snapshot(),
+ * and the index of the CPU it watches.
+ */
+struct xsd_test_watch {
+	struct xsd_test t;
+	struct xsd_test_client c;
+	struct xs_abi_header *snap; /* c.state_size bytes */
+	int cpu;                    /* index in the CPU array; -1: none watched */
+};
+
+/*
+ * After xsd_test_start(&w->t, ...): open the client (the daemon's log is
+ * dumped if that fails), find CPU @cpu (< 0: watch none) and allocate the
+ * snapshot buffer. ASSERTs each step.
+ */
+static inline void xsd_test_watch_open(struct __test_metadata *_metadata,
+				       struct xsd_test_watch *w, int cpu)
+{
+	ASSERT_EQ(0, xsd_test_client_open(&w->t, &w->c)) xsd_test_dump_log(&w->t);
+	w->cpu = -1;
+	if (cpu >= 0) {
+		w->cpu = xsd_test_cpu_index(w->c.state, (uint32_t)cpu);
+		ASSERT_LE(0, w->cpu);
+	}
+	w->snap = malloc(w->c.state_size);
+	ASSERT_NE(NULL, w->snap);
+}
+
+/* The daemon of the per-CPU load tests: 10 ms ticks and 30% decay, so
+ * that a busy CPU's share passes 800 permille within a few ticks. Starts
+ * it (ASSERTs) and xsd_test_watch_open()s CPU @cpu. */
+static inline void xsd_test_watch_load(struct __test_metadata *_metadata,
+				       struct xsd_test_watch *w, int cpu)
+{
+	ASSERT_EQ(0, xsd_test_start(&w->t, "--tick-ms", "10", "--decay", "30"));
+	xsd_test_watch_open(_metadata, w, cpu);
+}
+
+/* Free the buffer, close the client, stop the daemon: EXPECTs it exits 0. */
+static inline void xsd_test_watch_close(struct __test_metadata *_metadata,
+					struct xsd_test_watch *w)
+{
+	free(w->snap);
+	xsd_test_client_close(&w->c);
+	EXPECT_EQ(0, xsd_test_stop(&w->t));
 }
 
 #endif /* XSCHED_XSCHEDD_TEST_H */

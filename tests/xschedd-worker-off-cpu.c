@@ -20,12 +20,8 @@ static void *worker(void *arg)
 {
 	char b;
 
-	cpu_set_t set;
-
 	(void)arg;
-	CPU_ZERO(&set);
-	CPU_SET(1, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	xsd_test_pin(1);
 	worker_tid = xsd_test_gettid();
 	if (read(go[0], &b, 1) != 1) /* sleeps until the test writes */
 		return NULL;
@@ -34,23 +30,14 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static uint32_t slot_state(const struct xs_abi_worker *w)
-{
-	return __atomic_load_n(&w->state, __ATOMIC_RELAXED);
-}
-
 TEST(sleeping_worker_reads_off_cpu)
 {
 	const char *why = xsd_test_no_bpf_why();
-	struct xsd_test t;
-	struct xsd_test_client c;
+	struct xsd_test_watch wt;
 	struct xs_abi_reply r;
-	struct xs_abi_header *snap;
 	const struct xs_abi_worker *w, *ws;
 	pthread_t th;
-	uint32_t tid, slot, st = 0;
-	uint64_t gen;
-
+	uint32_t tid, slot, st;
 	cpu_set_t set;
 
 	if (why)
@@ -58,56 +45,41 @@ TEST(sleeping_worker_reads_off_cpu)
 	if (sched_getaffinity(0, sizeof(set), &set) || !CPU_ISSET(0, &set) ||
 	    !CPU_ISSET(1, &set))
 		SKIP(return, "needs CPUs 0 and 1 in the affinity mask");
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, xsd_test_pin(0));
 	ASSERT_EQ(0, pipe2(go, O_CLOEXEC));
-	
-	ASSERT_EQ(0, xsd_test_start(&t, "--tick-ms", "10"));
-	ASSERT_EQ(0, xsd_test_client_open(&t, &c)) xsd_test_dump_log(&t);
-	snap = malloc(c.state_size);
-	ASSERT_NE(NULL, snap);
+
+	ASSERT_EQ(0, xsd_test_start(&wt.t, "--tick-ms", "10"));
+	xsd_test_watch_open(_metadata, &wt, -1);
 	spin = 1;
 	ASSERT_EQ(0, pthread_create(&th, NULL, worker, NULL));
-	while (!worker_tid)
-		xsd_test_sleep_ms(1);
-	tid = worker_tid;
-	ASSERT_EQ(0, xsd_test_call(c.fd, XS_ABI_REGISTER, &tid, 1, &r, NULL));
+	tid = xsd_test_await_tid(&worker_tid);
+	ASSERT_EQ(0, xsd_test_call(wt.c.fd, XS_ABI_REGISTER, &tid, 1, &r, NULL));
 	slot = r.slots[0];
-	ASSERT_GT(c.state->nslots, slot);
-	w = &c.workers[slot];
+	ASSERT_GT(wt.c.state->nslots, slot);
+	w = &wt.c.workers[slot];
 	EXPECT_EQ(tid, w->tid);
 	EXPECT_EQ((uint32_t)getpid(), w->pid);
 
 	/* The thread is (or is about to be) asleep in read(): it is switched
 	 * out once more after registration at the latest when it blocks. */
 	xsd_test_sleep_ms(20);
-	EXPECT_EQ(XS_ABI_WORKER_BLOCKED, slot_state(w));
+	EXPECT_EQ(XS_ABI_WORKER_BLOCKED, __atomic_load_n(&w->state, __ATOMIC_RELAXED));
 	/* the state file's view catches up within one tick */
-	gen = __atomic_load_n(&c.state->generation, __ATOMIC_ACQUIRE);
-	while (__atomic_load_n(&c.state->generation, __ATOMIC_ACQUIRE) < gen + 2)
-		xsd_test_sleep_ms(2);
-	ASSERT_EQ(0, xsd_test_snapshot(&c, snap));
-	ws = (const struct xs_abi_worker *)xs_abi_at(snap, snap->worker_off) + slot;
+	xsd_test_wait_ticks(&wt.c, 2);
+	ASSERT_EQ(0, xsd_test_snapshot(&wt.c, wt.snap));
+	ws = (const struct xs_abi_worker *)xs_abi_at(wt.snap, wt.snap->worker_off) + slot;
 	EXPECT_EQ(tid, ws->tid);
 	EXPECT_EQ(XS_ABI_WORKER_BLOCKED, ws->state);
 
 	/* wake it: it spins, so it is on a CPU, or waiting for one */
 	ASSERT_EQ(1, write(go[1], "x", 1));
-	for (int i = 0; i < 200; i++) {
-		st = slot_state(w);
-		if (st == XS_ABI_WORKER_ON_CPU)
-			break;
-		xsd_test_sleep_ms(1);
-	}
+	st = xsd_test_await_state(w, XS_ABI_WORKER_ON_CPU, 200, 1);
 	EXPECT_EQ(XS_ABI_WORKER_ON_CPU, st);
 	EXPECT_EQ(1u, w->cpu);
 	EXPECT_LT(0, w->switches);
 	spin = 0;
 	pthread_join(th, NULL);
-	free(snap);
-	xsd_test_client_close(&c);
-	EXPECT_EQ(0, xsd_test_stop(&t));
+	xsd_test_watch_close(_metadata, &wt);
 }
 
 TEST_HARNESS_MAIN
