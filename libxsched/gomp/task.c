@@ -69,6 +69,7 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 	t.implicit = NULL;
 	t.icv = parent->icv;
 	t.deps = NULL;
+	t.region = NULL;
 	t.final = final;
 	/* The binding team's thread number of the executing thread. */
 	t.tid = parent->team->rt ? (uint32_t)xs_worker_id() : 0;
