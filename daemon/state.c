@@ -101,54 +101,34 @@ int xsd_workers_file_create(struct xsd *d)
 int xsd_state_create(struct xsd *d)
 {
 	const struct xs_topology *t = d->topo;
-	uint32_t n = t->ncpus, row_len = n - 1;
-	size_t off = sizeof(struct xs_abi_header), cpu_off, node_off, victim_off, worker_off;
+	uint32_t n = t->ncpus;
+	struct xs_abi_header layout;
 	struct xs_abi_header *h;
+	uint64_t size;
 	int ret;
 	void *p;
 
-	cpu_off = off;
-	off = xsd_align(off + n * sizeof(struct xs_abi_cpu), XS_ABI_CACHE_LINE);
-	node_off = off;
-	off = xsd_align(off + t->nnodes * sizeof(struct xs_abi_node), XS_ABI_CACHE_LINE);
-	victim_off = off;
-	off = xsd_align(off + (size_t)n * row_len * sizeof(struct xs_abi_victim),
-			XS_ABI_CACHE_LINE);
-	worker_off = off;
-	off = xsd_align(off + d->nslots * sizeof(struct xs_abi_worker),
-			(size_t)sysconf(_SC_PAGESIZE));
-	if (off > UINT32_MAX) {
-		xsd_log("state file would be %zu bytes: too many CPUs or slots\n", off);
+	memset(&layout, 0, sizeof(layout));
+	size = xs_abi_layout(&layout, n, t->nnodes, d->nslots, (uint64_t)sysconf(_SC_PAGESIZE));
+	if (size > UINT32_MAX) {
+		xsd_log("state file would be %llu bytes: too many CPUs or slots\n",
+			(unsigned long long)size);
 		return -E2BIG;
 	}
-	d->state_size = off;
-	ret = xsd_publish_file(d, XS_ABI_STATE_FILE, off, &p, &d->state_fd, &d->state_ro_fd);
+	d->state_size = (size_t)size;
+	ret = xsd_publish_file(d, XS_ABI_STATE_FILE, d->state_size, &p, &d->state_fd,
+			       &d->state_ro_fd);
 	if (ret)
 		return ret;
 	h = d->state = p;
-	h->magic = XS_ABI_MAGIC;
-	h->abi_version = XS_ABI_VERSION;
-	h->header_size = sizeof(*h);
-	h->total_size = off;
-	h->ncpus = n;
-	h->nnodes = t->nnodes;
-	h->row_len = row_len;
-	h->nslots = d->nslots;
-	h->cpu_off = (uint32_t)cpu_off;
-	h->node_off = (uint32_t)node_off;
-	h->victim_off = (uint32_t)victim_off;
-	h->worker_off = (uint32_t)worker_off;
-	h->cpu_size = sizeof(struct xs_abi_cpu);
-	h->node_size = sizeof(struct xs_abi_node);
-	h->victim_size = sizeof(struct xs_abi_victim);
-	h->worker_size = sizeof(struct xs_abi_worker);
+	*h = layout; /* the file is new: nothing to order against */
 	h->tick_ns = (uint64_t)d->opt.tick_ms * 1000000u;
 	h->mode = d->mode;
 	h->daemon_pid = (uint32_t)getpid();
 	h->flags = xsd_bpf_numa_attached(d) ? XS_ABI_F_NUMA_EVENTS : 0;
 
-	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + cpu_off);
-	struct xs_abi_node *nodes = (struct xs_abi_node *)((char *)h + node_off);
+	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + h->cpu_off);
+	struct xs_abi_node *nodes = (struct xs_abi_node *)((char *)h + h->node_off);
 
 	for (uint32_t i = 0; i < n; i++) {
 		cpus[i].cpu = t->cpus[i].cpu;

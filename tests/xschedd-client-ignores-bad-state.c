@@ -39,6 +39,7 @@ static int fake_layout(struct fake *f)
 {
 	struct xs_topology *t = xs_topology_load(NULL);
 	struct xs_victim_table *vt = t ? xs_victim_table_build(t) : NULL;
+	struct xs_abi_header layout;
 	uint32_t n, len;
 	size_t off;
 	char path[PATH_MAX];
@@ -47,16 +48,8 @@ static int fake_layout(struct fake *f)
 		return -1;
 	n = t->ncpus;
 	len = n - 1;
-	off = 256;
-	size_t cpu_off = off;
-	off += (n * sizeof(struct xs_abi_cpu) + 63) / 64 * 64;
-	size_t node_off = off;
-	off += (t->nnodes * sizeof(struct xs_abi_node) + 63) / 64 * 64;
-	size_t victim_off = off;
-	off += ((size_t)n * len * sizeof(struct xs_abi_victim) + 63) / 64 * 64;
-	size_t worker_off = off;
-	off += NSLOTS * sizeof(struct xs_abi_worker);
-	off = (off + 4095) / 4096 * 4096;
+	memset(&layout, 0, sizeof(layout));
+	off = xs_abi_layout(&layout, n, t->nnodes, NSLOTS, 4096);
 	f->size = off;
 	snprintf(path, sizeof(path), "%s/state", f->dir);
 	f->state_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -67,32 +60,17 @@ static int fake_layout(struct fake *f)
 		return -1;
 	struct xs_abi_header *h = f->h;
 
-	h->magic = XS_ABI_MAGIC;
-	h->abi_version = XS_ABI_VERSION;
-	h->header_size = sizeof(*h);
-	h->total_size = off;
-	h->ncpus = n;
-	h->nnodes = t->nnodes;
-	h->row_len = len;
-	h->nslots = NSLOTS;
-	h->cpu_off = (uint32_t)cpu_off;
-	h->node_off = (uint32_t)node_off;
-	h->victim_off = (uint32_t)victim_off;
-	h->worker_off = (uint32_t)worker_off;
-	h->cpu_size = sizeof(struct xs_abi_cpu);
-	h->node_size = sizeof(struct xs_abi_node);
-	h->victim_size = sizeof(struct xs_abi_victim);
-	h->worker_size = sizeof(struct xs_abi_worker);
+	*h = layout;
 	h->tick_ns = 5000000;
 	h->mode = XS_ABI_MODE_DEGRADED;
-	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + cpu_off);
+	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + h->cpu_off);
 
 	for (uint32_t i = 0; i < n; i++) {
 		cpus[i].cpu = t->cpus[i].cpu;
 		cpus[i].node = t->cpus[i].node;
 	}
 	if (len)
-		memcpy((char *)h + victim_off, vt->victims, (size_t)n * len * 8);
+		memcpy((char *)h + h->victim_off, vt->victims, (size_t)n * len * 8);
 	h->heartbeat_ns = xsd_test_now_ns();
 	h->generation = 1;
 	snprintf(path, sizeof(path), "%s/workers", f->dir);

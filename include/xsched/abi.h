@@ -228,6 +228,47 @@ static inline void xs_abi_write_end(struct xs_abi_header *h)
 	__atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
 }
 
+static inline __u64 xs_abi_align(__u64 x, __u64 to)
+{
+	return (x + to - 1) / to * to;
+}
+
+/*
+ * The layout of a state file for @ncpus CPUs, @nnodes nodes and @nslots
+ * worker slots, the one definition that the daemon writes and the tests
+ * forge: fills @h (zeroed by the caller) with the identification, counts,
+ * offsets and sizes that xs_abi_check_layout() checks, and returns the
+ * file's size: each array on its own cache lines, the whole a multiple of
+ * @page bytes.
+ */
+static inline __u64 xs_abi_layout(struct xs_abi_header *h, __u32 ncpus, __u32 nnodes,
+				  __u32 nslots, __u64 page)
+{
+	__u64 off = sizeof(*h);
+
+	h->magic = XS_ABI_MAGIC;
+	h->abi_version = XS_ABI_VERSION;
+	h->header_size = sizeof(*h);
+	h->ncpus = ncpus;
+	h->nnodes = nnodes;
+	h->row_len = ncpus ? ncpus - 1 : 0;
+	h->nslots = nslots;
+	h->cpu_size = sizeof(struct xs_abi_cpu);
+	h->node_size = sizeof(struct xs_abi_node);
+	h->victim_size = sizeof(struct xs_abi_victim);
+	h->worker_size = sizeof(struct xs_abi_worker);
+	h->cpu_off = (__u32)off;
+	off = xs_abi_align(off + (__u64)ncpus * h->cpu_size, XS_ABI_CACHE_LINE);
+	h->node_off = (__u32)off;
+	off = xs_abi_align(off + (__u64)nnodes * h->node_size, XS_ABI_CACHE_LINE);
+	h->victim_off = (__u32)off;
+	off = xs_abi_align(off + (__u64)ncpus * h->row_len * h->victim_size, XS_ABI_CACHE_LINE);
+	h->worker_off = (__u32)off;
+	off = xs_abi_align(off + (__u64)nslots * h->worker_size, page);
+	h->total_size = off;
+	return off;
+}
+
 /*
  * Check the layout fields of a mapped state of @size bytes: magic, version,
  * sizes, and that every array lies inside the file. Returns 0 or -EPROTO
