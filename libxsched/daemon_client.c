@@ -422,6 +422,8 @@ static void xs_daemon_publish(struct xs_daemon_client *dc, struct xs_runtime *rt
 static void xs_daemon_reject(struct xs_daemon_client *dc, struct xs_runtime *rt,
 			     struct xs_daemon_conn *c, int why)
 {
+	/* Relaxed: fresh is advice read by thieves (xs_daemon_idle()); the
+	 * counters and last_reject are statistics read as they are. */
 	xs_store_relaxed(&c->fresh, false);
 	atomic_fetch_add_explicit(&dc->rejected, 1, memory_order_relaxed);
 	xs_store_relaxed(&dc->last_reject, why);
@@ -582,6 +584,7 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 		dc->scratch = tmp;
 	}
 	xs_daemon_publish(dc, rt, view, true);
+	/* Relaxed: a statistic; its first value only decides the log line. */
 	if (!atomic_fetch_add_explicit(&dc->adopted_tables, 1, memory_order_relaxed))
 		xs_daemon_log(rt, "using the daemon's victim table\n");
 	goto out;
@@ -645,6 +648,7 @@ static void xs_daemon_conn_publish(struct xs_daemon_client *dc, struct xs_runtim
 		xs_daemon_retire(dc, rt, old, true);
 	}
 	dc->seen_gen = 0;
+	/* Relaxed: a poll time and a statistic (see xs_daemon_idle()). */
 	xs_store_relaxed(&dc->next_poll_ns, 0);
 	atomic_fetch_add_explicit(&dc->connects, 1, memory_order_relaxed);
 	xs_daemon_log(rt, "connected to %s (%s mode, %u CPUs), %u of %u workers registered%s\n",

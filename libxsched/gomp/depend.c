@@ -226,11 +226,15 @@ static void xg_edge_add(struct xg_dnode *pred, struct xg_dnode *succ)
 	atomic_fetch_add_explicit(&succ->npred, 1, memory_order_relaxed);
 	do {
 		if (head == XG_CLOSED) {
+			/* Relaxed: taking back our own count; the creator's
+			 * count keeps npred above zero meanwhile. */
 			atomic_fetch_sub_explicit(&succ->npred, 1, memory_order_relaxed);
 			free(e);
 			return;
 		}
 		e->next = head;
+		/* Release publishes e->next and e->node to the completer's
+		 * exchange; acquire on failure as for the load above. */
 	} while (!atomic_compare_exchange_weak_explicit(&pred->succ, &head, e,
 							memory_order_release,
 							memory_order_acquire));
@@ -287,6 +291,8 @@ static struct xg_dmutex *xg_dmutex_new(void)
 {
 	struct xg_dmutex *m = xg_xalloc(NULL, sizeof(*m));
 
+	/* Relaxed: the set is not shared yet; the table entry that holds it
+	 * is the creator's alone. */
 	atomic_flag_clear_explicit(&m->lock, memory_order_relaxed);
 	m->held = false;
 	m->head = m->tail = NULL;
@@ -406,6 +412,7 @@ static inline void xg_dmutex_lock(struct xg_dmutex *m)
 
 static inline void xg_dmutex_unlock(struct xg_dmutex *m)
 {
+	/* Release pairs with the next xg_dmutex_lock()'s acquire. */
 	atomic_flag_clear_explicit(&m->lock, memory_order_release);
 }
 
@@ -462,12 +469,17 @@ void xg_depend_complete(struct xg_dnode *node)
 	struct xg_dedge *e;
 
 	xg_depend_release_sets(node);
+	/* acq_rel: release publishes the task's writes to the successors
+	 * (through their npred below); acquire sees the edges that
+	 * creators pushed with release. */
 	e = atomic_exchange_explicit(&node->succ, XG_CLOSED, memory_order_acq_rel);
 	while (e) {
 		struct xg_dedge *next = e->next;
 		struct xg_dnode *s = e->node;
 
 		free(e);
+		/* acq_rel: the last decrement (ours, another completer's or
+		 * the creator's) acquires every other predecessor's release. */
 		if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1)
 			xg_depend_ready(s);
 		e = next;

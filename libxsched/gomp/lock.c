@@ -41,6 +41,7 @@ static inline bool xg_mutex_trylock(xg_mutex_t *m)
 {
 	uint32_t free_ = 0;
 
+	/* Acquire pairs with xg_mutex_unlock()'s release. */
 	return atomic_compare_exchange_strong_explicit(m, &free_, 1, memory_order_acquire,
 						       memory_order_relaxed);
 }
@@ -48,6 +49,7 @@ static inline bool xg_mutex_trylock(xg_mutex_t *m)
 static void xg_mutex_lock_slow(xg_mutex_t *m)
 {
 	for (int i = 0; i < 200; i++) {
+		/* Relaxed peek; the trylock's CAS is what acquires. */
 		if (xs_load_relaxed(m) == 0 && xg_mutex_trylock(m))
 			return;
 		xs_cpu_relax();
@@ -120,6 +122,8 @@ typedef struct {
 _Static_assert(sizeof(xg_lock_t) == 4, "omp_lock_t is 4 bytes in gcc's omp.h");
 _Static_assert(sizeof(xg_nest_lock_t) == 16, "omp_nest_lock_t is 16 bytes in gcc's omp.h");
 
+/* Initialisation is relaxed: a lock is published to other threads the way
+ * any shared variable is (the region or task that hands it over). */
 XG_EXPORT void omp_init_lock(xg_lock_t *l)
 {
 	xs_store_relaxed(&l->word, 0);

@@ -43,6 +43,8 @@ static void xg_wait_turn(struct xg_task *it)
 void xg_ordered_pass(struct xg_task *it)
 {
 	xg_wait_turn(it);
+	/* Release: this chunk's ordered regions happen-before the next
+	 * chunk's, whose owner acquires ordered_pos (xg_turn_reached()). */
 	xs_store_release(&it->ws->ordered_pos, it->chunk_hi);
 	it->ordered_done = true;
 	xg_team_notify(it->team);

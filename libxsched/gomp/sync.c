@@ -84,6 +84,7 @@ XG_EXPORT void GOMP_single_copy_end(void *data)
 	struct xg_task *it = xg_task_self()->implicit;
 	struct xg_ws *ws = it->ws;
 
+	/* Relaxed: published by the release of copy_ready below. */
 	xs_store_relaxed(&ws->copy, data);
 	/* Release: `copy` and the data it points to are visible to the
 	 * threads that acquire copy_ready. */

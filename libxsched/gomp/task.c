@@ -187,6 +187,7 @@ static void xg_depend_wait(struct xg_task *cur, void **depend)
 {
 	struct xg_waiter w;
 
+	/* Relaxed: w is not shared until it is registered. */
 	xs_store_relaxed(&w.ready, false);
 	w.park = xs_self ? &xs_self->park : NULL;
 	if (xg_depend_register(cur, &w.node, depend, false, xg_wait_release, NULL))

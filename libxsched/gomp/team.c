@@ -69,6 +69,7 @@ struct xg_task *xg_task_self_slow(void)
 		}
 		t->team = xg_alloc_team();
 		t->team->nthreads = 1;
+		/* Relaxed: this thread's own team of one, not shared. */
 		for (uint32_t i = 0; i < XG_WS_RING; i++) {
 			xs_store_relaxed(&t->team->ws[i].gen, i);
 			t->team->ws[i].team = t->team;
@@ -139,7 +140,8 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 			xg_warn("cannot create an xsched runtime of %u workers (%s); "
 				"parallel regions run with one thread",
 				n, strerror(errno));
-			xs_store_relaxed(&xg_pool_failed, true);
+			/* Relaxed: a hint (see xg_pool_take()'s load). */
+		xs_store_relaxed(&xg_pool_failed, true);
 			free(e);
 			e = NULL;
 		}
@@ -148,6 +150,9 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 		e->team = xg_alloc_team();
 		e->team->ws_dirty = XG_WS_RING;
 		e->nthreads = n;
+		/* Relaxed: e is ours until published; creation is serialised
+		 * by the mutex, so the head cannot move under us. The release
+		 * publishes e's fields to xg_pool_take()'s acquire. */
 		xs_store_relaxed(&e->busy, true);
 		e->next = xs_load_relaxed(&xg_pool);
 		xs_store_release(&xg_pool, e);
@@ -169,6 +174,7 @@ __attribute__((destructor)) static void xg_pool_destroy(void)
 	for (; e; e = e->next) {
 		bool idle = false;
 
+		/* Acquire, as in xg_pool_take(): the last region is done. */
 		if (atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
 							    memory_order_acquire,
 							    memory_order_relaxed)) {
@@ -214,7 +220,9 @@ static void xg_implicit_main(void *arg)
 	xg_cur = saved;
 }
 
-/* Ready the ring for a new region: the slots the last one used. */
+/* Ready the ring for a new region: the slots the last one used. Relaxed
+ * stores: no other thread looks at the team until the region's job is
+ * posted (a release in xs_runtime_post(), acquired by every worker). */
 static void xg_team_reset(struct xg_team *team)
 {
 	for (uint32_t i = 0; i < team->ws_dirty; i++) {
@@ -286,6 +294,7 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	xg_team_reset(team);
 	if (init) {
 		init(&team->ws[0], init_arg);
+		/* Relaxed: published with the job, as in xg_team_reset(). */
 		xs_store_relaxed(&team->ws[0].arrived, 1);
 		xs_store_relaxed(&team->ws[0].ready, 1);
 	}
