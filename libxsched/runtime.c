@@ -56,14 +56,25 @@ static void xs_worker_wire(struct xs_runtime *rt, struct xs_worker *w)
 	}
 }
 
-/* Initialise the queues into @w on @w's own thread (first touch). */
+/* Descriptors a pool is given up front, at most: 4 slabs (112 KiB). */
+#define XS_POOL_RESERVE_MAX 1024u
+
+/* Initialise the queues into @w, and @w's task pool, on @w's own thread
+ * (first touch). The pool gets the descriptors @w can have outstanding
+ * at once, up to XS_POOL_RESERVE_MAX: queued in the N queues it produces
+ * into (N x Q), running on each worker, or on their way back; so in
+ * runtimes that small a pool never grows once jobs run. */
 static void xs_worker_init_row(struct xs_runtime *rt, struct xs_worker *w)
 {
 	size_t qbytes = xs_spsc_bytes(rt->queue_size);
+	uint64_t outstanding = (uint64_t)rt->nworkers * (rt->queue_size + 2);
 
 	for (uint32_t p = 0; p < rt->nworkers; p++)
 		xs_spsc_init((struct xs_spsc *)((char *)rt->queue_rows[w->id] + qbytes * p),
 			     rt->queue_size);
+	/* A failure only leaves the pool to grow on demand. */
+	xs_task_pool_reserve(&w->pool, outstanding < XS_POOL_RESERVE_MAX
+					       ? (uint32_t)outstanding : XS_POOL_RESERVE_MAX);
 }
 
 static struct xs_worker *xs_worker_create(struct xs_runtime *rt, uint32_t id)

@@ -37,9 +37,28 @@ void xs_task_pool_destroy(struct xs_task_pool *pool)
 	xs_store_relaxed(&pool->remote, NULL);
 }
 
+/* Add a slab: its first descriptor is returned, the rest go on the local
+ * free list (which the caller found empty, or is filling). */
+static struct xs_task *xs_task_pool_add_slab(struct xs_task_pool *pool)
+{
+	struct xs_task_slab *s = xs_alloc_cache_aligned(sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->next = pool->slabs;
+	pool->slabs = s;
+	xs_counter_inc(&pool->slabs_allocated);
+	for (int i = 1; i < XS_TASKS_PER_SLAB; i++) {
+		s->task[i].pool_owner = pool->owner;
+		s->task[i].next_free = i + 1 < XS_TASKS_PER_SLAB ? &s->task[i + 1] : pool->local;
+	}
+	s->task[0].pool_owner = pool->owner;
+	pool->local = &s->task[1];
+	return &s->task[0];
+}
+
 struct xs_task *xs_task_pool_refill(struct xs_task_pool *pool)
 {
-	struct xs_task_slab *s;
 	struct xs_task *t;
 
 	/*
@@ -52,19 +71,19 @@ struct xs_task *xs_task_pool_refill(struct xs_task_pool *pool)
 		pool->local = t->next_free;
 		return t;
 	}
-	s = xs_alloc_cache_aligned(sizeof(*s));
-	if (!s)
-		return NULL;
-	s->next = pool->slabs;
-	pool->slabs = s;
-	xs_counter_inc(&pool->slabs_allocated);
-	for (int i = 1; i < XS_TASKS_PER_SLAB; i++) {
-		s->task[i].pool_owner = pool->owner;
-		s->task[i].next_free = i + 1 < XS_TASKS_PER_SLAB ? &s->task[i + 1] : NULL;
+	return xs_task_pool_add_slab(pool);
+}
+
+int xs_task_pool_reserve(struct xs_task_pool *pool, uint32_t tasks)
+{
+	for (uint32_t n = 0; n < tasks; n += XS_TASKS_PER_SLAB) {
+		struct xs_task *t = xs_task_pool_add_slab(pool);
+
+		if (!t)
+			return -1;
+		xs_task_free_local(pool, t);
 	}
-	s->task[0].pool_owner = pool->owner;
-	pool->local = &s->task[1];
-	return &s->task[0];
+	return 0;
 }
 
 void xs_task_pool_free_remote(struct xs_task_pool *pool, struct xs_task *t)

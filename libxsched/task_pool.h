@@ -33,6 +33,10 @@ void xs_task_pool_destroy(struct xs_task_pool *pool);
 /* Slow path of xs_task_alloc(): collect remote frees or add a slab. */
 struct xs_task *xs_task_pool_refill(struct xs_task_pool *pool);
 
+/* Put at least @tasks descriptors in @pool now (whole slabs). Owner only.
+ * Returns 0, or -1 when malloc fails. */
+int xs_task_pool_reserve(struct xs_task_pool *pool, uint32_t tasks);
+
 /* Push @t onto @pool's remote stack. Any thread but the owner. */
 void xs_task_pool_free_remote(struct xs_task_pool *pool, struct xs_task *t);
 
