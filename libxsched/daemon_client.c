@@ -283,7 +283,10 @@ static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
 		goto fail;
 	}
 	c->state = p;
-	ret = xs_daemon_read_header(c->state, &hc);
+	/* The daemon may be preempted inside a publication (seqlock odd):
+	 * at connect, wait up to 10 ms for it rather than give up. */
+	for (int i = 0; (ret = xs_daemon_read_header(c->state, &hc)) == -EAGAIN && i < 20; i++)
+		usleep(500);
 	if (!ret)
 		ret = xs_abi_check_layout(&hc, c->state_size);
 	if (!ret && (hc.ncpus > XS_MAX_CPUS || hc.nslots != r.nslots))
