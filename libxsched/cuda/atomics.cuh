@@ -13,7 +13,31 @@
 
 #include <stdint.h>
 
+#include "device.cuh"
+
 namespace xs {
+
+#ifdef XS_SIMT
+/* The host SIMT emulator: a sync point, then a plain access (its fibers
+ * share one OS thread, so every store is visible at once). */
+static inline uint32_t ld_acquire(const uint32_t *p)
+{
+	simt::yield("ld_acquire");
+	return *(const volatile uint32_t *)p;
+}
+
+static inline void st_release(uint32_t *p, uint32_t v)
+{
+	simt::yield("st_release");
+	*(volatile uint32_t *)p = v;
+}
+
+static inline uint32_t ld_relaxed(const uint32_t *p)
+{
+	simt::yield("ld_relaxed");
+	return *(const volatile uint32_t *)p;
+}
+#else
 
 static __device__ __forceinline__ uint32_t ld_acquire(const uint32_t *p)
 {
@@ -39,6 +63,8 @@ static __device__ __forceinline__ uint32_t ld_relaxed(const uint32_t *p)
 		     : "=r"(v) : "l"(p) : "memory");
 	return v;
 }
+
+#endif /* XS_SIMT */
 
 } /* namespace xs */
 

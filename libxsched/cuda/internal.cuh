@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "lb.h"
 #include "xsched/cuda.h"
 
 #define XS_HIDDEN __attribute__((visibility("hidden")))
@@ -122,12 +123,7 @@ XS_HIDDEN int xs_cuda_launch_resolve(const struct xs_cuda_matrix *m,
 static inline unsigned int xs_grid(const struct xs_cuda_ctx *ctx,
 				   int64_t threads, int block)
 {
-	int64_t g = (threads + block - 1) / block;
-	int64_t cap = (int64_t)ctx->sm_count * 32;
-
-	if (g > cap)
-		g = cap;
-	return g < 1 ? 1 : (unsigned int)g;
+	return xs_grid_size(ctx->sm_count, threads, block);
 }
 
 #endif /* XSCHED_CUDA_INTERNAL_CUH */

@@ -30,6 +30,8 @@
 
 #include <stdint.h>
 
+#include "xsched/cuda.h"
+
 #ifdef __CUDACC__
 #define XS_HD static __host__ __device__ __forceinline__
 #else
@@ -249,6 +251,48 @@ XS_HD int xs_mp_complete(int32_t x, const struct xs_mp_coord *begin,
 			 const int32_t *offsets)
 {
 	return x != begin->x || begin->y <= offsets[x];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Grid sizes                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Threads schedule @s would like for a tile set (every one grid-strides, so
+ * this is a size that covers the work once, not a requirement): a thread
+ * per tile, a warp per tile, a block of @block per tile, whole groups of
+ * @g per g tiles, or about 8 merge items per thread as in CUB's SpMV.
+ * 0 for an unknown schedule.
+ */
+XS_HD int64_t xs_schedule_threads(int s, int32_t ntiles, int32_t natoms,
+				  int32_t block, int32_t g)
+{
+	switch (s) {
+	case XS_CUDA_SCHED_THREAD_MAPPED:
+		return ntiles;
+	case XS_CUDA_SCHED_WARP_MAPPED:
+		return (int64_t)ntiles * 32;
+	case XS_CUDA_SCHED_BLOCK_MAPPED:
+		return (int64_t)ntiles * block;
+	case XS_CUDA_SCHED_GROUP_MAPPED:
+		return ((int64_t)ntiles + g - 1) / g * g;
+	case XS_CUDA_SCHED_MERGE_PATH:
+		return ((int64_t)ntiles + natoms + 7) / 8;
+	default:
+		return 0;
+	}
+}
+
+/* Blocks of @block for @threads threads, at least 1 and capped at 32 per
+ * SM of a device with @sm_count SMs (beyond that the grid strides). */
+XS_HD uint32_t xs_grid_size(int32_t sm_count, int64_t threads, int32_t block)
+{
+	int64_t g = (threads + block - 1) / block;
+	int64_t cap = (int64_t)sm_count * 32;
+
+	if (g > cap)
+		g = cap;
+	return g < 1 ? 1 : (uint32_t)g;
 }
 
 #endif /* XSCHED_CUDA_LB_H */

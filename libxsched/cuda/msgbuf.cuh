@@ -287,9 +287,11 @@ static __device__ void leader(msgbuf *b, sync_ctl *ctl, server_shared *sh)
 				for (uint32_t o = 0; o < count; o += 32) {
 					uint32_t sz = min(32u, count - o);
 
-					while (sh->asg_tag[next_f] != 0)
+					while (sh->asg_tag[next_f] != 0) {
 						next_f = next_f + 1 == nwarps ?
 							 1 : next_f + 1;
+						XS_SPIN_WAIT();
+					}
 					sh->asg_start[next_f] = head + o;
 					/* start before the tag publishing it */
 					__threadfence_block();
@@ -338,7 +340,7 @@ __device__ void follower(msgbuf *b, server_shared *sh, const CS &cs)
 
 		if (lane == 0) {
 			while ((tag = sh->asg_tag[f]) == 0 && !sh->stop)
-				;
+				XS_SPIN_WAIT();
 			/* Tag observed before its start and messages:
 			 * pairs with the leader's fences. */
 			__threadfence();
@@ -417,7 +419,7 @@ __global__ void __launch_bounds__(1024)
 sync_kernel(msgbuf *bufs, sync_ctl *ctl, int32_t ns, int32_t nc, int32_t n,
 	    Prod prod, CS cs)
 {
-	extern __shared__ __align__(16) char xs_sync_smem[];
+	XS_EXTERN_SHARED(char, xs_sync_smem);
 
 	if ((int32_t)blockIdx.x < ns) {
 		cs.server = blockIdx.x;

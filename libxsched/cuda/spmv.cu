@@ -1,60 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * spmv.cu - SpMV and SpMM on CSR under any schedule of lb_kernels.cuh.
- * The whole application is the op: an atom is values[k] * x[indices[k]],
- * a tile is a row.
+ * spmv.cu - SpMV and SpMM on CSR under any schedule of lb_kernels.cuh;
+ * the ops are in spmv_ops.cuh.
  */
 #include <stdlib.h>
 
 #include "lb_kernels.cuh"
-
-namespace {
-
-struct spmv_op {
-	const int32_t *indices;
-	const float *values;
-	const float *x;
-	float *y;
-
-	__device__ float atom(int32_t, int32_t k) const
-	{
-		return values[k] * __ldg(&x[indices[k]]);
-	}
-
-	__device__ void tile(int32_t row, float sum, bool complete) const
-	{
-		if (complete)
-			y[row] = sum;
-		else
-			atomicAdd(&y[row], sum);
-	}
-};
-
-/* One column of C = A B (row-major B and C with n columns); the SpMM
- * kernel is the SpMV schedule run once per column (Osama et al., listing
- * 5), so every schedule serves SpMM unchanged. */
-struct spmm_op {
-	const int32_t *indices;
-	const float *values;
-	const float *b;
-	float *c;
-	int32_t n, col;
-
-	__device__ float atom(int32_t, int32_t k) const
-	{
-		return values[k] * b[(size_t)indices[k] * n + col];
-	}
-
-	__device__ void tile(int32_t row, float sum, bool complete) const
-	{
-		if (complete)
-			c[(size_t)row * n + col] = sum;
-		else
-			atomicAdd(&c[(size_t)row * n + col], sum);
-	}
-};
-
-} /* namespace */
+#include "spmv_ops.cuh"
 
 /* y (device) = A x (device), enqueued on stream s. Merge-path adds split
  * rows into y, so y is zeroed first for it; every other schedule stores
@@ -64,7 +16,7 @@ int xs_cuda_spmv_enqueue(struct xs_cuda_matrix *m,
 			 float *d_y, cudaStream_t s)
 {
 	struct xs_cuda_ctx *ctx = m->ctx;
-	spmv_op op = { m->d_indices, m->d_values, d_x, d_y };
+	xs::spmv_op op = { m->d_indices, m->d_values, d_x, d_y };
 	int ret = 0;
 
 	if (l->schedule == XS_CUDA_SCHED_MERGE_PATH)
@@ -146,7 +98,7 @@ extern "C" int xs_cuda_spmm(struct xs_cuda_matrix *m,
 	if (!ret)
 		ret = XS_CU(ctx, cudaMemsetAsync(d_c, 0, csz, ctx->stream));
 	for (int32_t col = 0; !ret && col < n; col++) {
-		spmm_op op = { m->d_indices, m->d_values, d_b, d_c, n, col };
+		xs::spmm_op op = { m->d_indices, m->d_values, d_b, d_c, n, col };
 
 		ret = xs::launch(ctx, &l, m->d_offsets, m->rows, m->nnz, op);
 	}

@@ -20,178 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash_table.h"
 #include "internal.cuh"
 #include "msgbuf.cuh"
-
-#define XS_EMPTY_KEY 0xffffffffu
-#define XS_GLOBAL_LOCKS (1u << 16)
-
-namespace {
-
-__device__ __forceinline__ uint32_t mix32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
-}
-
-/* Upsert into region [base, base + region); all callers of one key are
- * serialized by that key's lock, so the value update needs no atomic; the
- * key claim does, because keys of other locks probe the same slots.
- * volatile: the baseline's next lock holder may run on another SM. */
-__device__ void hash_upsert_cs(uint32_t *keys, long long *vals, uint32_t base,
-			       uint32_t region, uint32_t h, uint32_t key,
-			       int32_t delta, uint32_t *overflow)
-{
-	volatile uint32_t *vk = keys;
-	volatile long long *vv = vals;
-
-	for (uint32_t p = 0; p < region; p++) {
-		uint32_t s = base + (h + p) % region;
-		uint32_t k = vk[s];
-
-		if (k == XS_EMPTY_KEY) {
-			/* Claim the slot; a lost race returns the winner's
-			 * key, which never changes again. */
-			uint32_t prev = atomicCAS(&keys[s], XS_EMPTY_KEY, key);
-
-			k = prev == XS_EMPTY_KEY ? key : prev;
-		}
-		if (k == key) {
-			vv[s] = vv[s] + delta;
-			return;
-		}
-	}
-	atomicOr(overflow, 1);
-}
-
-struct hash_prod {
-	const uint32_t *keys;
-	const int32_t *deltas;
-
-	__device__ int operator()(int64_t i, xs::msg *m) const
-	{
-		m[0].id = keys[i];
-		m[0].arg = deltas[i];
-		m[0].op = 0;
-		return 1;
-	}
-};
-
-struct hash_cs {
-	uint32_t *keys;
-	long long *vals;
-	uint32_t *overflow;
-	uint32_t region;
-	int32_t ns;
-	int32_t server;		/* set by the kernel */
-
-	__device__ uint32_t lock_of(const xs::msg &m) const
-	{
-		return (m.id / ns) % XS_SYNC_LOCKS;
-	}
-
-	__device__ void operator()(const xs::msg &m) const
-	{
-		hash_upsert_cs(keys, vals, server * region, region,
-			       mix32(m.id / ns) % region, m.id, m.arg,
-			       overflow);
-	}
-};
-
-struct bank_prod {
-	const int32_t *from, *to, *amount;
-
-	__device__ int operator()(int64_t i, xs::msg *m) const
-	{
-		m[0].id = from[i];
-		m[0].arg = -amount[i];
-		m[1].id = to[i];
-		m[1].arg = amount[i];
-		return 2;
-	}
-};
-
-struct bank_cs {
-	long long *bal;
-	int32_t ns;
-	int32_t server;
-
-	__device__ uint32_t lock_of(const xs::msg &m) const
-	{
-		return (m.id / ns) % XS_SYNC_LOCKS;
-	}
-
-	__device__ void operator()(const xs::msg &m) const
-	{
-		volatile long long *vb = bal;
-
-		vb[m.id] = vb[m.id] + m.arg;
-	}
-};
-
-/* Global spin lock. sm_70+ schedules diverged lanes independently, so the
- * holder progresses even when lanes of its warp spin. */
-__device__ __forceinline__ void glock(uint32_t *l)
-{
-	while (atomicCAS(l, 0, 1) != 0)
-		__nanosleep(32);
-	/* Acquire: the previous holder's writes (before its fence) are
-	 * visible to the critical section. */
-	__threadfence();
-}
-
-__device__ __forceinline__ void gunlock(uint32_t *l)
-{
-	/* Release: the critical section's writes before the unlock. */
-	__threadfence();
-	atomicExch(l, 0);
-}
-
-__global__ void hash_global_lock(const uint32_t *in_keys, const int32_t *deltas,
-				 int32_t n, uint32_t *keys, long long *vals,
-				 uint32_t capacity, uint32_t *locks,
-				 uint32_t *overflow)
-{
-	for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-	     i += gridDim.x * blockDim.x) {
-		uint32_t key = in_keys[i];
-		uint32_t *l = &locks[mix32(key) % XS_GLOBAL_LOCKS];
-
-		glock(l);
-		hash_upsert_cs(keys, vals, 0, capacity, mix32(key) % capacity,
-			       key, deltas[i], overflow);
-		gunlock(l);
-	}
-}
-
-__global__ void bank_global_lock(const int32_t *from, const int32_t *to,
-				 const int32_t *amount, int32_t n,
-				 long long *bal, uint32_t *locks)
-{
-	volatile long long *vb = bal;
-
-	for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-	     i += gridDim.x * blockDim.x) {
-		uint32_t a = from[i] % XS_GLOBAL_LOCKS;
-		uint32_t b = to[i] % XS_GLOBAL_LOCKS;
-		uint32_t lo = min(a, b), hi = max(a, b);
-
-		glock(&locks[lo]);	/* in index order: no deadlock */
-		if (hi != lo)
-			glock(&locks[hi]);
-		vb[from[i]] = vb[from[i]] - amount[i];
-		vb[to[i]] = vb[to[i]] + amount[i];
-		if (hi != lo)
-			gunlock(&locks[hi]);
-		gunlock(&locks[lo]);
-	}
-}
-
-} /* namespace */
+#include "sync_ops.cuh"
 
 /* Device memory of one run, freed in one place. */
 struct sync_run {
@@ -328,34 +160,22 @@ static int sync_finish(struct xs_cuda_ctx *ctx, struct sync_run *r,
 	return ret;
 }
 
-struct pair {
-	uint32_t k;
-	int64_t v;
-};
-
-static int pair_cmp(const void *a, const void *b)
-{
-	const struct pair *x = (const struct pair *)a, *y = (const struct pair *)b;
-
-	return (x->k > y->k) - (x->k < y->k);
-}
-
 extern "C" int xs_cuda_hash_upsert(struct xs_cuda_ctx *ctx,
 				   struct xs_cuda_sync_opts *o,
 				   const uint32_t *keys, const int32_t *deltas,
 				   int32_t n, int32_t capacity,
 				   uint32_t *out_keys, int64_t *out_vals)
 {
-	const void *kernel = (const void *)xs::sync_kernel<hash_prod, hash_cs>;
+	const void *kernel = (const void *)xs::sync_kernel<xs::hash_prod, xs::hash_cs>;
 	struct sync_run r = {};
 	uint32_t *d_in = NULL, *d_keys = NULL, overflow = 0;
 	uint32_t *h_keys = NULL;
 	int32_t *d_delta = NULL;
-	long long *d_vals = NULL, *h_vals = NULL;
-	struct pair *pairs = NULL;
+	long long *d_vals = NULL;
+	int64_t *h_vals = NULL;
 	int block = 0, ns = 0, nc = 0, ret;
 	size_t smem = 0;
-	int32_t i, m = 0;
+	int32_t i;
 
 	if (!ctx || sync_opts_check(o) || n < 0 || (n && (!keys || !deltas)) ||
 	    capacity < 32 || (capacity & (capacity - 1)) || !out_keys ||
@@ -389,13 +209,13 @@ extern "C" int xs_cuda_hash_upsert(struct xs_cuda_ctx *ctx,
 	if (!ret)
 		ret = XS_CU(ctx, cudaEventRecord(r.start, ctx->stream));
 	if (!ret && n && o->mode == XS_CUDA_SYNC_SERVER) {
-		hash_prod prod = { d_in, d_delta };
-		hash_cs cs = { d_keys, d_vals, &r.ctl->overflow,
+		xs::hash_prod prod = { d_in, d_delta };
+		xs::hash_cs cs = { d_keys, d_vals, &r.ctl->overflow,
 			       (uint32_t)capacity / (uint32_t)ns, ns, 0 };
 
 		ret = sync_launch(ctx, &r, block, ns, nc, smem, n, prod, cs);
 	} else if (!ret && n) {
-		hash_global_lock<<<xs_grid(ctx, n, block), block, 0, ctx->stream>>>(
+		xs::hash_global_lock<<<xs_grid(ctx, n, block), block, 0, ctx->stream>>>(
 			d_in, d_delta, n, d_keys, d_vals, (uint32_t)capacity,
 			r.locks, &r.ctl->overflow);
 		ret = XS_CU(ctx, cudaGetLastError());
@@ -406,36 +226,27 @@ extern "C" int xs_cuda_hash_upsert(struct xs_cuda_ctx *ctx,
 		ret = -ENOSPC;
 	if (!ret) {
 		h_keys = (uint32_t *)malloc(sizeof(uint32_t) * (size_t)capacity);
-		h_vals = (long long *)malloc(sizeof(long long) * (size_t)capacity);
-		pairs = (struct pair *)malloc(sizeof(struct pair) * (size_t)capacity);
-		if (!h_keys || !h_vals || !pairs)
+		h_vals = (int64_t *)malloc(sizeof(int64_t) * (size_t)capacity);
+		if (!h_keys || !h_vals)
 			ret = -ENOMEM;
 	}
 	if (!ret)
 		ret = XS_CU(ctx, cudaMemcpy(h_keys, d_keys, sizeof(uint32_t) *
 					    (size_t)capacity, cudaMemcpyDeviceToHost));
 	if (!ret)
-		ret = XS_CU(ctx, cudaMemcpy(h_vals, d_vals, sizeof(long long) *
+		ret = XS_CU(ctx, cudaMemcpy(h_vals, d_vals, sizeof(int64_t) *
 					    (size_t)capacity, cudaMemcpyDeviceToHost));
-	if (!ret) {
-		for (i = 0; i < capacity; i++)
-			if (h_keys[i] != XS_EMPTY_KEY)
-				pairs[m++] = (struct pair){ h_keys[i], h_vals[i] };
-		qsort(pairs, (size_t)m, sizeof(*pairs), pair_cmp);
-		for (i = 0; i < m; i++) {
-			out_keys[i] = pairs[i].k;
-			out_vals[i] = pairs[i].v;
-		}
-	}
+	if (!ret)
+		ret = xs_hash_table_collect(h_keys, h_vals, capacity, out_keys,
+					    out_vals);
 	free(h_keys);
 	free(h_vals);
-	free(pairs);
 	cudaFree(d_in);
 	cudaFree(d_delta);
 	cudaFree(d_keys);
 	cudaFree(d_vals);
 	sync_run_free(&r);
-	return ret ? ret : m;
+	return ret;
 }
 
 extern "C" int xs_cuda_bank_transfer(struct xs_cuda_ctx *ctx,
@@ -444,7 +255,7 @@ extern "C" int xs_cuda_bank_transfer(struct xs_cuda_ctx *ctx,
 				     const int32_t *from, const int32_t *to,
 				     const int32_t *amounts, int32_t n)
 {
-	const void *kernel = (const void *)xs::sync_kernel<bank_prod, bank_cs>;
+	const void *kernel = (const void *)xs::sync_kernel<xs::bank_prod, xs::bank_cs>;
 	struct sync_run r = {};
 	int32_t *d_from = NULL, *d_to = NULL, *d_amt = NULL;
 	long long *d_bal = NULL;
@@ -485,12 +296,12 @@ extern "C" int xs_cuda_bank_transfer(struct xs_cuda_ctx *ctx,
 	if (!ret)
 		ret = XS_CU(ctx, cudaEventRecord(r.start, ctx->stream));
 	if (!ret && n && o->mode == XS_CUDA_SYNC_SERVER) {
-		bank_prod prod = { d_from, d_to, d_amt };
-		bank_cs cs = { d_bal, ns, 0 };
+		xs::bank_prod prod = { d_from, d_to, d_amt };
+		xs::bank_cs cs = { d_bal, ns, 0 };
 
 		ret = sync_launch(ctx, &r, block, ns, nc, smem, n, prod, cs);
 	} else if (!ret && n) {
-		bank_global_lock<<<xs_grid(ctx, n, block), block, 0, ctx->stream>>>(
+		xs::bank_global_lock<<<xs_grid(ctx, n, block), block, 0, ctx->stream>>>(
 			d_from, d_to, d_amt, n, d_bal, r.locks);
 		ret = XS_CU(ctx, cudaGetLastError());
 	}
