@@ -19,16 +19,12 @@ TEST(every_schedule_rmat_graphs)
 		double rest = (1 - skew[s]) / 3;
 		struct xs_csr g;
 		struct xs_cuda_matrix *m;
-		int32_t *depth, *ref_depth, v, src = 0;
+		int32_t *depth, *ref_depth, v, src;
 		float *dist, *ref_dist;
 
 		ASSERT_EQ(0, xs_rmat_generate(&g, 12, 8, skew[s], rest, rest,
 					      77 + s));
-		/* Start from the vertex with the most edges. */
-		for (v = 0; v < g.rows; v++)
-			if (g.offsets[v + 1] - g.offsets[v] >
-			    g.offsets[src + 1] - g.offsets[src])
-				src = v;
+		src = corpus_hub(&g);
 		depth = malloc(sizeof(int32_t) * g.rows);
 		ref_depth = malloc(sizeof(int32_t) * g.rows);
 		dist = malloc(sizeof(float) * g.rows);

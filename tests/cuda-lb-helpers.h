@@ -32,17 +32,26 @@ static inline uint64_t lb_rand(struct lb_gen *g)
 	return g->rng;
 }
 
+/* How many small sets come first (index 0 .. this - 1). */
+static inline long lb_small_sets(void)
+{
+	long total = 0, n = 1;
+	int t;
+
+	for (t = 0; t <= XS_LB_SMALL_TILES; t++) {
+		total += n;
+		n *= XS_LB_SMALL_ATOMS + 1;
+	}
+	return total;
+}
+
 /* Fill the next tile set; 0 when done. Offsets may start above 0 (a tile
  * set can be a slice of a larger one) for odd random sets. */
 static inline int lb_next(struct lb_gen *g)
 {
-	long small_total = 0, n = 1, i;
+	long small_total = lb_small_sets(), n, i;
 	int32_t t;
 
-	for (t = 0; t <= XS_LB_SMALL_TILES; t++) {
-		small_total += n;
-		n *= XS_LB_SMALL_ATOMS + 1;
-	}
 	if (g->index < small_total) {
 		long rest = g->index;
 

@@ -34,12 +34,7 @@ TEST(every_schedule_every_matrix)
 		ref = malloc(sizeof(float) * (a.rows + 1));
 		mag = calloc(a.rows + 1, sizeof(double));
 		ASSERT_TRUE(x && y && ref && mag);
-		for (k = 0; k < a.cols; k++)
-			x[k] = (float)((k * 7) % 11) - 5;
-		xs_ref_spmv(&a, x, ref);
-		for (r = 0; r < a.rows; r++)
-			for (k = a.offsets[r]; k < a.offsets[r + 1]; k++)
-				mag[r] += fabs(a.values[k] * x[a.indices[k]]);
+		corpus_spmv_problem(&a, x, ref, mag);
 		m = xs_cuda_matrix_create(ctx, &a);
 		ASSERT_NE(NULL, m) TH_LOG("%s: %s", name, xs_cuda_ctx_error(ctx));
 		for (l = 0; l < N_TEST_LAUNCHES; l++) {

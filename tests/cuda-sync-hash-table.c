@@ -11,14 +11,6 @@
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 
-static uint32_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)rng;
-}
-
 TEST(server_and_global_lock_equal_reference)
 {
 	static const uint32_t distinct[] = { 7, 1000, 50000 };
@@ -34,12 +26,9 @@ TEST(server_and_global_lock_equal_reference)
 	ASSERT_TRUE(keys && deltas && rk && gk && rv && gv);
 	CUDA_OPEN_OR_SKIP(ctx);
 	for (d = 0; d < sizeof(distinct) / sizeof(distinct[0]); d++) {
-		int32_t i, nref;
+		int32_t nref;
 
-		for (i = 0; i < n; i++) {
-			keys[i] = next() % distinct[d] * 2654435761u % 0xfffffff0u;
-			deltas[i] = (int32_t)(next() % 1000) - 500;
-		}
+		corpus_hash_inputs(keys, deltas, n, distinct[d], &rng);
 		nref = xs_ref_hash_upsert(keys, deltas, n, rk, rv, cap);
 		ASSERT_GT(nref, 0);
 		for (mode = 0; mode < XS_CUDA_SYNC_NR; mode++) {

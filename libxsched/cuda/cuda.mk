@@ -13,15 +13,20 @@
 # Products, in $(O) (default build):
 #   libxsched-cuda-host.a   host half: CSR/COO, Matrix Market reader, RMAT,
 #                           heuristic, CPU references (gcc only, always)
+#   libxsched-cuda-simt.a   the host SIMT emulator (tests/simt/) with the
+#                           module's kernels built for it (C++, no nvcc;
+#                           not in SANITIZE builds)
 #   libxsched-cuda.so       the module (only when nvcc is found); links
 #                           $(O)/libxsched.so (rpath $$ORIGIN), which a
 #                           standalone run builds with the top Makefile
-#   tests/cuda-*            tests: tests-cuda-host-y always, tests-cuda-y
+#   tests/cuda-*            tests: tests-cuda-host-y always,
+#                           tests-cuda-simt-y unless SANITIZE, tests-cuda-y
 #                           only with nvcc (they SKIP without a GPU)
 #   xsched-spmv-bench       SpMV vs cuSPARSE (only with nvcc)
 #   xsched-sync-bench       sync server vs global locks (only with nvcc)
 # A SANITIZE build instruments the host half and its tests and skips the
-# device half (nvcc objects are not instrumented; CI has no GPU anyway).
+# device half (nvcc objects are not instrumented; CI has no GPU anyway)
+# and the emulator (fibers switch stacks behind the sanitizers' backs).
 #
 # Everything defined here is prefixed (XS_CUDA_*, cuda-*) so that it cannot
 # collide with the including Makefile.
@@ -40,9 +45,11 @@ NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) \
 ifdef SANITIZE
 XS_CUDA_NVCC :=
 XS_CUDA_SKIP_WHY := SANITIZE=$(SANITIZE) build
+XS_CUDA_SKIP_WHAT := , and the SIMT emulator tests
 else
 XS_CUDA_NVCC := $(NVCC)
 XS_CUDA_SKIP_WHY := nvcc not found (set NVCC=...)
+XS_CUDA_SKIP_WHAT :=
 endif
 XS_CUDA_HOME := $(patsubst %/bin/nvcc,%,$(XS_CUDA_NVCC))
 XS_CUDA_LIBDIR := $(firstword $(wildcard $(XS_CUDA_HOME)/lib64) \
@@ -69,22 +76,40 @@ endif
 XS_CUDA_TEST_CFLAGS := $(XS_CUDA_CFLAGS) \
 	$(or $(test-flags),-isystem $(KSELFTEST_DIR) -Wno-unused-parameter)
 
+# The SIMT emulator: the kernel headers compiled by the host C++ compiler
+# with -DXS_SIMT (libxsched/cuda/device.cuh then includes tests/simt/simt.h).
+XS_CUDA_CXX := $(or $(CXX),c++)
+XS_CUDA_SIMT_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -fPIC \
+	-Wno-unknown-pragmas -DXS_SIMT -Iinclude -I$(XS_CUDA_DIR) -Itests/simt \
+	-MMD -MP
+
 XS_CUDA_HOST_OBJS := $(addprefix $(XS_CUDA_BUILD)/,$(cuda-host-y))
 XS_CUDA_DEV_OBJS := $(addprefix $(XS_CUDA_BUILD)/,$(cuda-dev-y))
 XS_CUDA_HOST_LIB := $(XS_CUDA_O)/libxsched-cuda-host.a
 XS_CUDA_SO := $(XS_CUDA_O)/libxsched-cuda.so
 XS_CUDA_LIBXSCHED := $(XS_CUDA_O)/libxsched.so
 XS_CUDA_HOST_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(tests-cuda-host-y))
+XS_CUDA_SIMT_OBJS := $(addprefix $(XS_CUDA_BUILD)/simt/,$(cuda-simt-y))
+XS_CUDA_SIMT_LIB := $(XS_CUDA_O)/libxsched-cuda-simt.a
+XS_CUDA_SIMT_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(tests-cuda-simt-y))
 XS_CUDA_DEV_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(filter-out %.sh,$(tests-cuda-y)))
 XS_CUDA_SH_TESTS := $(addprefix tests/,$(filter %.sh,$(tests-cuda-y)))
 XS_CUDA_BENCH := $(XS_CUDA_O)/xsched-spmv-bench $(XS_CUDA_O)/xsched-sync-bench
 
-ifneq ($(XS_CUDA_NVCC),)
-XS_CUDA_ALL := $(XS_CUDA_HOST_LIB) $(XS_CUDA_SO) $(XS_CUDA_BENCH)
-XS_CUDA_TESTS := $(XS_CUDA_HOST_TESTS) $(XS_CUDA_DEV_TESTS) $(XS_CUDA_SH_TESTS)
+ifdef SANITIZE
+XS_CUDA_HOST_ALL := $(XS_CUDA_HOST_LIB)
+XS_CUDA_HOST_CHECKS := $(XS_CUDA_HOST_TESTS)
 else
-XS_CUDA_ALL := $(XS_CUDA_HOST_LIB)
-XS_CUDA_TESTS := $(XS_CUDA_HOST_TESTS)
+XS_CUDA_HOST_ALL := $(XS_CUDA_HOST_LIB) $(XS_CUDA_SIMT_LIB)
+XS_CUDA_HOST_CHECKS := $(XS_CUDA_HOST_TESTS) $(XS_CUDA_SIMT_TESTS)
+endif
+ifneq ($(XS_CUDA_NVCC),)
+XS_CUDA_ALL := $(XS_CUDA_HOST_ALL) $(XS_CUDA_SO) $(XS_CUDA_BENCH)
+XS_CUDA_TESTS := $(XS_CUDA_HOST_CHECKS) $(XS_CUDA_DEV_TESTS) \
+		 $(XS_CUDA_SH_TESTS)
+else
+XS_CUDA_ALL := $(XS_CUDA_HOST_ALL)
+XS_CUDA_TESTS := $(XS_CUDA_HOST_CHECKS)
 endif
 
 .PHONY: cuda cuda-tests cuda-check cuda-clean cuda-nvcc-note cuda-libxsched
@@ -108,7 +133,7 @@ cuda-tests: cuda $(XS_CUDA_TESTS)
 cuda-nvcc-note:
 ifeq ($(XS_CUDA_NVCC),)
 	@echo "cuda: $(XS_CUDA_SKIP_WHY): skipping libxsched-cuda.so," \
-	      "its tests and benchmarks"
+	      "its tests and benchmarks$(XS_CUDA_SKIP_WHAT)"
 else
 	@true
 endif
@@ -122,6 +147,15 @@ $(XS_CUDA_BUILD)/%.o: $(XS_CUDA_DIR)/%.cu
 	$(XS_CUDA_NVCC) $(XS_NVCCFLAGS) -c $< -o $@
 
 $(XS_CUDA_HOST_LIB): $(XS_CUDA_HOST_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(XS_CUDA_BUILD)/simt/%.o: tests/simt/%.cc
+	@mkdir -p $(@D)
+	$(XS_CUDA_CXX) $(XS_CUDA_SIMT_CXXFLAGS) -c $< -o $@
+
+$(XS_CUDA_SIMT_LIB): $(XS_CUDA_SIMT_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
@@ -143,6 +177,12 @@ $(XS_CUDA_HOST_TESTS): $(XS_CUDA_O)/tests/%: tests/%.c $(XS_CUDA_HOST_LIB) \
 	@mkdir -p $(@D)
 	$(XS_CUDA_CC) $(XS_CUDA_TEST_CFLAGS) $< -o $@ $(XS_CUDA_HOST_LIB) -lm
 
+$(XS_CUDA_SIMT_TESTS): $(XS_CUDA_O)/tests/%: tests/%.c $(XS_CUDA_SIMT_LIB) \
+			$(XS_CUDA_HOST_LIB) | $(KSELFTEST_HDR)
+	@mkdir -p $(@D)
+	$(XS_CUDA_CC) $(XS_CUDA_TEST_CFLAGS) $< -o $@ $(XS_CUDA_SIMT_LIB) \
+		$(XS_CUDA_HOST_LIB) -lstdc++ -lm
+
 $(XS_CUDA_DEV_TESTS): $(XS_CUDA_O)/tests/%: tests/%.c $(XS_CUDA_SO) \
 		      | $(KSELFTEST_HDR)
 	@mkdir -p $(@D)
@@ -162,9 +202,11 @@ cuda-check: cuda-tests
 
 cuda-clean:
 	rm -rf $(XS_CUDA_BUILD) $(XS_CUDA_HOST_LIB) $(XS_CUDA_SO) \
-		$(XS_CUDA_HOST_TESTS) $(XS_CUDA_DEV_TESTS) $(XS_CUDA_BENCH)
+		$(XS_CUDA_SIMT_LIB) $(XS_CUDA_HOST_TESTS) $(XS_CUDA_SIMT_TESTS) \
+		$(XS_CUDA_DEV_TESTS) $(XS_CUDA_BENCH)
 
 -include $(XS_CUDA_HOST_OBJS:.o=.d) $(XS_CUDA_DEV_OBJS:.o=.d) \
-	 $(XS_CUDA_HOST_TESTS:=.d) $(XS_CUDA_DEV_TESTS:=.d)
+	 $(XS_CUDA_SIMT_OBJS:.o=.d) $(XS_CUDA_HOST_TESTS:=.d) \
+	 $(XS_CUDA_SIMT_TESTS:=.d) $(XS_CUDA_DEV_TESTS:=.d)
 
 .DEFAULT_GOAL := $(XS_CUDA_SAVED_GOAL)
