@@ -80,6 +80,22 @@ int json_expect(struct json *j, char c)
 			    json_what(j, j->pos, tmp, sizeof(tmp)));
 }
 
+int json_object_begin(struct json *j, const char *what, const char *empty,
+		      size_t *at)
+{
+	if (json_peek(j) != '{')
+		return json_fail_at(j, j->pos, "expected %s object%s", what,
+				    j->pos >= j->len ? ", found end of file" : "");
+	*at = j->pos;
+	if (json_expect(j, '{'))
+		return -1;
+	if (json_peek(j) == '}') {
+		j->pos++;
+		return json_fail_at(j, *at, "%s", empty);
+	}
+	return 0;
+}
+
 int json_next(struct json *j, char close)
 {
 	char tmp[16];

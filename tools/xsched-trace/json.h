@@ -37,6 +37,15 @@ int json_peek(struct json *j);
 int json_expect(struct json *j, char c);
 
 /*
+ * Open an object that must have members: consume '{', store its position
+ * in *at (for later errors about the whole object) and return 0 with the
+ * first key next. Errors name @what ("expected @what object") or, for an
+ * empty object, say @empty (at its '{').
+ */
+int json_object_begin(struct json *j, const char *what, const char *empty,
+		      size_t *at);
+
+/*
  * In an object or array after its first member: returns 1 and consumes ','
  * when another member follows, 0 and consumes @close when it ends, -1 on
  * anything else.

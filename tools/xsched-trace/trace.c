@@ -80,16 +80,8 @@ static int trace_read_event(struct trace *t, struct json *j)
 	struct trace_thread *thr;
 	int kind = -1;
 
-	if (json_peek(j) != '{')
-		return json_fail_at(j, j->pos, "expected an event object%s",
-				    j->pos >= j->len ? ", found end of file" : "");
-	at = j->pos;
-	if (json_expect(j, '{'))
+	if (json_object_begin(j, "an event", "event without \"ph\"", &at))
 		return -1;
-	if (json_peek(j) == '}') {
-		j->pos++;
-		return json_fail_at(j, at, "event without \"ph\"");
-	}
 	do {
 		if (json_key(j, key, sizeof(key)))
 			return -1;
@@ -194,16 +186,9 @@ static int trace_read_counters(struct trace *t, struct json *j)
 	size_t at;
 	struct trace_thread *thr;
 
-	if (json_peek(j) != '{')
-		return json_fail_at(j, j->pos, "expected a worker's counters object%s",
-				    j->pos >= j->len ? ", found end of file" : "");
-	at = j->pos;
-	if (json_expect(j, '{'))
+	if (json_object_begin(j, "a worker's counters",
+			      "counters without \"worker\"", &at))
 		return -1;
-	if (json_peek(j) == '}') {
-		j->pos++;
-		return json_fail_at(j, at, "counters without \"worker\"");
-	}
 	do {
 		if (json_key(j, key, sizeof(key)))
 			return -1;
