@@ -100,36 +100,17 @@ if [[ -n $san ]]; then
 	echo "# $cc ${sflags[*]}"
 fi
 
-n=0 failed=0
+. "$src/scripts/tap.sh"
 
-# result OK NAME [DIAGNOSTIC-FILE...]: one TAP line; the files, if any, are
-# shown as comments when the result is a failure.
-result() {
-	local ok=$1 name=$2
+# result_files OK NAME [DIAGNOSTIC-FILE...]: result, with the non-empty
+# files as the diagnostics of a failure.
+result_files() {
+	local ok=$1 name=$2 f diags=()
 	shift 2
-	n=$((n + 1))
-	if ((ok)); then
-		echo "ok $n $name"
-		return
-	fi
-	local f
 	for f in "$@"; do
-		[[ -s $f ]] && sed 's/^/# /' "$f"
+		[[ -s $f ]] && diags+=("$(cat "$f")")
 	done
-	echo "not ok $n $name"
-	failed=1
-}
-
-# why RC: a phrase for a run's exit status, empty for 0.
-why() {
-	local rc=$1
-	if ((rc == 124 || rc == 137)); then
-		echo "timed out after ${limit}s"
-	elif ((rc > 128)); then
-		echo "killed by signal SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
-	elif ((rc != 0)); then
-		echo "exit status $rc"
-	fi
+	result "$ok" "$name" "${diags[@]}"
 }
 
 # build BIN SOURCE FLAGS...: compile when the program, the shared header or
@@ -170,7 +151,7 @@ for p in "${progs[@]}"; do
 
 	compiled=1
 	build "$bin" "$c" "${cflags[@]}" || compiled=0
-	result $compiled "$p compiles ($cc ${cflags[*]})" "$tmp/cc.head"
+	result_files $compiled "$p compiles ($cc ${cflags[*]})" "$tmp/cc.head"
 	rm -f "$tmp/cc.head"
 	scompiled=1
 	if [[ -n $san ]]; then
@@ -190,7 +171,7 @@ for p in "${progs[@]}"; do
 			fi
 		fi
 		name="$p compiles instrumented (-fsanitize=$san, libgomp.so.1 from $gompdir)"
-		result $scompiled "$name" "$tmp/cc.head"
+		result_files $scompiled "$name" "$tmp/cc.head"
 		rm -f "$tmp/cc.head"
 	fi
 	ref=
@@ -204,12 +185,12 @@ for p in "${progs[@]}"; do
 				exe=("${slibpath[@]}" "${wrapper[@]}" "$sbin")
 				if ((!scompiled)); then
 					echo "$p did not compile instrumented" >"$tmp/diag"
-					result 0 "$name" "$tmp/diag"
+					result_files 0 "$name" "$tmp/diag"
 					continue
 				fi
 			elif [[ ! -f $dropin ]]; then
 				echo "$dropin was not built (it is part of make: build/libxsched-gomp.so.1)" >"$tmp/diag"
-				result 0 "$name" "$tmp/diag"
+				result_files 0 "$name" "$tmp/diag"
 				continue
 			else
 				exe=("LD_PRELOAD=$dropin" "$bin")
@@ -217,7 +198,7 @@ for p in "${progs[@]}"; do
 		fi
 		if ((!compiled)); then
 			echo "$p did not compile" >"$tmp/diag"
-			result 0 "$name" "$tmp/diag"
+			result_files 0 "$name" "$tmp/diag"
 			continue
 		fi
 		# The subshell keeps bash's "Segmentation fault" job
@@ -229,8 +210,11 @@ for p in "${progs[@]}"; do
 		) 2>/dev/null
 		rc=$?
 		{
-			w=$(why $rc)
-			[[ -n $w ]] && echo "$name: $w"
+			if ((rc == 124 || rc == 137)); then
+				echo "$name: timed out after ${limit}s"
+			elif ((rc)); then
+				echo "$name: $(describe $rc)"
+			fi
 		} >"$tmp/diag"
 		ok=$((rc == 0))
 		if [[ -z $ref ]]; then
@@ -250,7 +234,7 @@ for p in "${progs[@]}"; do
 		[[ -z $ref ]] && ref=none
 		: >"$tmp/stderr.tail"
 		((!ok)) && stderr_excerpt >"$tmp/stderr.tail"
-		result $ok "$name" "$tmp/diag" "$tmp/stderr.tail"
+		result_files $ok "$name" "$tmp/diag" "$tmp/stderr.tail"
 	done
 	rm -f "$tmp/reference"
 done
