@@ -121,30 +121,17 @@ static int traverse(struct xs_cuda_matrix *m, const struct xs_cuda_launch *lin,
 			ret = XS_CU(ctx, cudaStreamSynchronize(ctx->stream));
 		if (ret)
 			break;
-		if (depth) {
-			xs::bfs_op op;
+		xs::frontier_base f = { m->d_offsets, m->d_indices,
+					t.front[cur], t.scan,
+					t.front[cur ^ 1], t.counts };
 
-			op.g_off = m->d_offsets;
-			op.g_idx = m->d_indices;
-			op.front = t.front[cur];
-			op.scan = t.scan;
-			op.out = t.front[cur ^ 1];
-			op.out_n = t.counts;
-			op.depth = t.depth;
-			op.next = level + 1;
+		if (depth) {
+			xs::bfs_op op = { f, t.depth, level + 1 };
+
 			ret = xs::launch(ctx, &l, t.scan, nf, natoms, op);
 		} else {
-			xs::sssp_op op;
+			xs::sssp_op op = { f, m->d_values, t.dist, t.inq };
 
-			op.g_off = m->d_offsets;
-			op.g_idx = m->d_indices;
-			op.front = t.front[cur];
-			op.scan = t.scan;
-			op.out = t.front[cur ^ 1];
-			op.out_n = t.counts;
-			op.w = m->d_values;
-			op.dist = t.dist;
-			op.inq = t.inq;
 			ret = xs::launch(ctx, &l, t.scan, nf, natoms, op);
 		}
 		if (!ret)

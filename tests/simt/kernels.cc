@@ -167,30 +167,16 @@ int traverse(const xs_csr *m, int32_t src, int s, const xs_simt_grid *g,
 			natoms += deg[i];
 		}
 		count = 0;
-		if (depth) {
-			xs::bfs_op op;
+		xs::frontier_base f = { m->offsets, m->indices, in, scan.data(),
+					front[cur ^ 1].data(), &count };
 
-			op.g_off = m->offsets;
-			op.g_idx = m->indices;
-			op.front = in;
-			op.scan = scan.data();
-			op.out = front[cur ^ 1].data();
-			op.out_n = &count;
-			op.depth = depth;
-			op.next = level + 1;
+		if (depth) {
+			xs::bfs_op op = { f, depth, level + 1 };
+
 			ret = run_schedule(s, g, scan.data(), nf, natoms, op);
 		} else {
-			xs::sssp_op op;
+			xs::sssp_op op = { f, m->values, dist, inq.data() };
 
-			op.g_off = m->offsets;
-			op.g_idx = m->indices;
-			op.front = in;
-			op.scan = scan.data();
-			op.out = front[cur ^ 1].data();
-			op.out_n = &count;
-			op.w = m->values;
-			op.dist = dist;
-			op.inq = inq.data();
 			ret = run_schedule(s, g, scan.data(), nf, natoms, op);
 		}
 		if (ret)
