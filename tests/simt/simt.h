@@ -21,7 +21,7 @@
  *     or whose mask names a lane that has exited;
  *   - a shuffle reading a lane outside the mask;
  *   - livelock: a launch that runs longer than XS_SIMT_TIMEOUT seconds
- *     (default 20), with every fiber's last sync point;
+ *     of CPU time (default 20), with every fiber's last sync point;
  *   - shared memory is filled with 0xa5 at block start, so that a read of
  *     shared memory no thread wrote shows up as garbage.
  *
