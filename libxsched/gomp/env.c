@@ -18,6 +18,7 @@
 
 #include "gomp.h"
 #include "options.h"
+#include "thread_name.h"
 #include "topology.h"
 
 /* gcc's libgomp supports this many active levels; so do we. */
@@ -321,6 +322,7 @@ static void xg_env_load(void)
 	bool nested = false, places, bound, cancel = false, display = false;
 	const char *v;
 
+	xs_thread_name_prefix_set(XS_THREAD_NAME_OMP);
 	xg_env.nprocs = xs_affinity_cpus();
 	xg_env.icv.nthreads = xg_env.nprocs;
 	xg_env.icv.run_sched = XG_SCHED_DYNAMIC; /* libgomp's default: dynamic,1 */
