@@ -11,7 +11,9 @@
 #   make check SANITIZE=thread            the same under ThreadSanitizer,
 #   make check SANITIZE=address,undefined or ASan+UBSan, in build-<sanitizer>/
 #   make check-concurrency SANITIZE=thread  only tests-concurrency-y
-#   make run / make bench     build, then run build/xsched-bench $(BENCH_ARGS)
+#   make run                  build, run a 2-minute subset of the benchmark table
+#   make run FULL=1           the full table (make bench: xsched-bench's defaults)
+#   make run / make bench BENCH_ARGS=...  build/xsched-bench with those arguments
 #   make V=1                  show the commands
 #   make CC=clang             any C11 compiler; warnings are errors with both
 
@@ -277,7 +279,7 @@ bench: all $(O)/xsched-bench
 run:
 	$(Q)scripts/deps.sh
 	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc)) all
-	$(Q)scripts/run-main.sh $(O) $(BENCH_ARGS)
+	$(Q)XS_RUN_FULL=$(FULL) scripts/run-main.sh $(O) $(BENCH_ARGS)
 
 ifeq ($(filter $(O)/xsched-bench,$(bench-programs)),)
 $(O)/xsched-bench:
