@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "version.h"
 
 static void usage(FILE *out)
 {
@@ -35,6 +36,7 @@ static void usage(FILE *out)
 	      "                        xsched-run, or in ../lib/xsched and ../lib)\n"
 	      "  -v, --verbose         print what is set before running PROGRAM\n"
 	      "  -h, --help            this text\n"
+	      "  -V, --version         the xsched version\n"
 	      "\n"
 	      "Other XSCHED_* and OMP_* variables in the environment are passed on;\n"
 	      "xsched-options lists the XSCHED_* ones.\n",
@@ -141,6 +143,7 @@ int main(int argc, char **argv)
 		{ "lib", required_argument, NULL, OPT_LIB },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const shown[] = { "LD_PRELOAD", "OMP_NUM_THREADS", "XSCHED_DLB",
@@ -152,7 +155,7 @@ int main(int argc, char **argv)
 	int c, bad = 0;
 
 	/* '+': stop at the first non-option, the program. */
-	while ((c = getopt_long(argc, argv, "+n:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+n:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': bad |= parse_threads(optarg); break;
 		case OPT_DLB: bad |= set_choice("XSCHED_DLB", optarg); break;
@@ -170,6 +173,7 @@ int main(int argc, char **argv)
 		case OPT_LIB: lib = optarg; break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': tool_version("xsched-run"); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
