@@ -185,6 +185,8 @@ static int top_batch(const struct top_opts *o)
 {
 	struct top_snap prev = { 0 }, cur;
 
+	if (!o->json)
+		top_print_legend(stdout);
 	for (long n = 0; !o->iterations || n < o->iterations; n++) {
 		if (n)
 			top_sleep(o->delay_s);
