@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "xsched.h"
 #include "options.h"
@@ -239,6 +241,44 @@ static void xs_options_warn_unknown(void)
 	}
 }
 
+/*
+ * A file the runtime will write at the end (XSCHED_PROFILE) must be
+ * writable now: a run of minutes whose trace is lost at exit is the
+ * failure to avoid. An existing file must be writable and not a directory,
+ * a new one needs a writable directory. Nothing is created here.
+ */
+static int xs_option_check_writable(const char *name, const char *path)
+{
+	static _Atomic uint64_t reported;
+	char dir[sizeof(((struct xs_options *)0)->profile)];
+	struct stat st;
+	char *slash;
+	int err = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			err = EISDIR;
+		else if (access(path, W_OK))
+			err = errno;
+	} else if (errno != ENOENT) {
+		err = errno;
+	} else {
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		if (access(slash ? dir : ".", W_OK | X_OK))
+			err = errno;
+	}
+	if (!err)
+		return 0;
+	if (xs_report_once(&reported, path))
+		fprintf(stderr, "xsched: %s=%s: cannot be written: %s\n", name, path, strerror(err));
+	return -err;
+}
+
 int xs_options_load(struct xs_options *opt)
 {
 	int ret = 0;
@@ -254,6 +294,8 @@ int xs_options_load(struct xs_options *opt)
 		if (value && xs_option_parse(d, value, field) < 0)
 			ret = -EINVAL;
 	}
+	if (opt->profile[0] && xs_option_check_writable("XSCHED_PROFILE", opt->profile))
+		ret = -EINVAL;
 	/* The one rule across rows: the dynamic tasks fit in the block. */
 	if (opt->loop_nd * opt->loop_grain > 1000) {
 		static _Atomic uint64_t reported;

@@ -46,7 +46,8 @@ _Static_assert(sizeof(((struct xs_options *)0)->profile) ==
 /*
  * Fill @opt from the defaults and the XSCHED_* environment. A value outside
  * its range is an error: a message naming the variable and the accepted
- * range goes to stderr and -EINVAL is returned. An XSCHED_* variable that is
+ * range goes to stderr and -EINVAL is returned; so does an XSCHED_PROFILE
+ * file that could not be written at the end. An XSCHED_* variable that is
  * not in the table gets a warning (once per process).
  */
 int xs_options_load(struct xs_options *opt);

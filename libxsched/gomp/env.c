@@ -400,8 +400,25 @@ void xg_env_init(void)
 	pthread_once(&xg_env_once, xg_env_load);
 }
 
+/*
+ * A bad XSCHED_* value (or an XSCHED_PROFILE that cannot be written) fails
+ * the program before it starts, as it makes xs_runtime_create() fail a
+ * native one: options.c has named the variable and the accepted values.
+ * Running every region on one thread instead would hide the mistake.
+ */
+static void xg_env_check_xsched(void)
+{
+	struct xs_options opt;
+
+	if (xs_options_load(&opt) < 0) {
+		xg_warn("invalid XSCHED_* setting (above); exiting");
+		exit(EXIT_FAILURE);
+	}
+}
+
 /* At load time, while the process is single-threaded (setenv). */
 __attribute__((constructor)) static void xg_env_ctor(void)
 {
+	xg_env_check_xsched();
 	xg_env_init();
 }
