@@ -40,16 +40,20 @@ static void usage(FILE *out, int full)
 		"         event open on its thread, so a row adds up to its span. THREAD's\n"
 		"         own time is the scheduler looking for work outside the others.\n"
 		"         --json: one JSON object, times in integer nanoseconds.\n"
-		"plot     a PNG of W x H pixels (default 1000 x 600; W %d..%d, H %d..%d):\n"
-		"         per-thread (W<tid>) stacked bars of those times, time on x,\n"
-		"         and tasks created vs executed per thread. --layout prints the\n"
-		"         pixel box of each thread's bars.\n"
+		"plot     a timeline, a PNG of W x H pixels (default 1000 x 600; W %d..%d,\n"
+		"         H %d..%d), drawn with cairo: time since the first event on x,\n"
+		"         one lane per thread (W<tid>) with its events where they happened,\n"
+		"         nested ones over their parents; each lane says the tasks the\n"
+		"         worker ran and the tasks thieves stole from it. --layout prints\n"
+		"         the time axis's pixel columns and each lane's pixel box.\n"
+		"         -o, --output OUT.png; -W, --width W; -H, --height H.\n"
 		"\n"
-		"colours: TASK green #2ca02c, TASK_CREATE blue #1f77b4, TASKWAIT orange\n"
-		"         #ff7f0e, STALL red #d62728, BARRIER purple #9467bd, THREAD grey\n"
-		"         #7f7f7f, OUTSIDE light grey #d9d9d9 (stacked in that order, left\n"
-		"         to right); created blue #1f77b4, executed green #2ca02c;\n"
-		"         background white.\n",
+		"colours: TASK green #2ca02c, TASK_CREATE (spawn) blue #1f77b4, TASKWAIT\n"
+		"         orange #ff7f0e, BARRIER purple #9467bd, STALL (idle, stealing)\n"
+		"         red #d62728, THREAD (scheduler) grey #7f7f7f; no event: white.\n"
+		"\n"
+		"FILE may also be a Chrome trace-event array ([...]) and may use B/E\n"
+		"(begin/end) events instead of X events.\n",
 		PLOT_MIN_W, PLOT_MAX_W, PLOT_MIN_H, PLOT_MAX_H);
 }
 
