@@ -60,6 +60,10 @@ static const struct xs_option_def xs_option_table[] = {
 	{ "XSCHED_PROFILE_EVENTS", XS_OPT_INT, XS_OPT(profile_events), 1 << 20, 1024,
 	  1 << 28, "1024..268435456", "1048576",
 	  "event-log capacity per worker; later events are counted as dropped", NULL },
+	{ "XSCHED_PROFILE_MIN_NS", XS_OPT_INT, XS_OPT(profile_min_ns), 1000, 0, 1000000000,
+	  "0..1000000000", "1000",
+	  "events shorter than this many ns are left out of the profile (counted per worker "
+	  "as events_short); 0 writes every event", NULL },
 	{ "XSCHED_VERBOSE", XS_OPT_BOOL, XS_OPT(verbose), 0, 0, 1, "0 or 1", "0",
 	  "print the effective options to stderr when a runtime is created", NULL },
 	{ "XSCHED_DLB", XS_OPT_ENUM, XS_OPT(dlb), 1, 0, 3, "slb, ws, rp or auto", "ws",

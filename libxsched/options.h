@@ -17,6 +17,7 @@ struct xs_options {
 	int64_t stack_kib;      /* worker thread stack size */
 	int64_t show_stats;     /* print counters at destroy */
 	int64_t profile_events; /* event-log capacity per worker */
+	int64_t profile_min_ns; /* shorter events are left out of the profile */
 	int64_t verbose;        /* print effective options at create */
 	int64_t dlb;            /* enum xs_dlb_strategy */
 	int64_t dlb_victims;    /* N: victims asked per attempt */

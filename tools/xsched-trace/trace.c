@@ -229,7 +229,7 @@ static int trace_read_counters(struct trace *t, struct json *j)
 {
 	char key[64];
 	double v, worker = -1;
-	uint64_t executed = 0, dropped = 0, stolen = 0;
+	uint64_t executed = 0, dropped = 0, stolen = 0, shorts = 0;
 	int more;
 	size_t at;
 	struct trace_thread *thr;
@@ -250,6 +250,8 @@ static int trace_read_counters(struct trace *t, struct json *j)
 			worker = v;
 		else if (!strcmp(key, "events_dropped"))
 			dropped = (uint64_t)v;
+		else if (!strcmp(key, "events_short"))
+			shorts = (uint64_t)v;
 		else if (!strcmp(key, "stolen_local") || !strcmp(key, "stolen_remote"))
 			stolen += (uint64_t)v;
 		else if (!strcmp(key, "tasks_self") || !strcmp(key, "tasks_local") ||
@@ -266,6 +268,7 @@ static int trace_read_counters(struct trace *t, struct json *j)
 	thr->counter_executed = executed;
 	thr->events_dropped = dropped;
 	thr->counter_stolen = stolen;
+	thr->events_short = shorts;
 	return 0;
 }
 

@@ -60,6 +60,7 @@ struct trace_thread {
 	int has_counters;
 	uint64_t counter_executed; /* tasks_self+tasks_local+tasks_remote+immediate */
 	uint64_t events_dropped;
+	uint64_t events_short;     /* left out: shorter than XSCHED_PROFILE_MIN_NS */
 	uint64_t counter_stolen;   /* stolen_local+stolen_remote: taken by thieves */
 
 	/* Filled by trace_summarize(). */
