@@ -87,6 +87,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd, *file = NULL, *out = NULL, *wrong = "";
+	char prog[32];
 	int json = 0, layout = 0, w = 1000, h = 600, ret = 1, plot, c;
 	struct trace t;
 	char err[512];
@@ -109,7 +110,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	plot = !strcmp(cmd, "plot");
-	/* The options after the command, in any order with FILE. */
+	/* The options after the command, in any order with FILE; getopt's
+	 * messages name "xsched-trace plot" (argv[1] is its argv[0]). */
+	snprintf(prog, sizeof(prog), "xsched-trace %s", cmd);
+	argv[1] = prog;
 	optind = 1;
 	while ((c = getopt_long(argc - 1, argv + 1, "o:W:H:hV", longopts, NULL)) != -1) {
 		switch (c) {
