@@ -11,7 +11,9 @@
 #   make check SANITIZE=thread            the same under ThreadSanitizer,
 #   make check SANITIZE=address,undefined or ASan+UBSan, in build-<sanitizer>/
 #   make check-concurrency SANITIZE=thread  only tests-concurrency-y
-#   make run / make bench     build, then run build/xsched-bench $(BENCH_ARGS)
+#   make run                  build, run a 2-minute subset of the benchmark table
+#   make run FULL=1           the full table (make bench: xsched-bench's defaults)
+#   make run / make bench BENCH_ARGS=...  build/xsched-bench with those arguments
 #   make V=1                  show the commands
 #   make CC=clang             any C11 compiler; warnings are errors with both
 
@@ -251,7 +253,8 @@ $(KSELFTEST_HDR):
 # Targets
 
 .DEFAULT_GOAL := all
-.PHONY: all lib tools tests kselftest bench run check check-concurrency deps \
+.PHONY: all lib tools tests kselftest bench run check check-concurrency \
+	check-run check-concurrency-run deps \
 	readme-options clean help FORCE
 
 all: lib tools $(bench-programs) cuda daemon
@@ -276,7 +279,7 @@ bench: all $(O)/xsched-bench
 run:
 	$(Q)scripts/deps.sh
 	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc)) all
-	$(Q)scripts/run-main.sh $(O) $(BENCH_ARGS)
+	$(Q)XS_RUN_FULL=$(FULL) scripts/run-main.sh $(O) $(BENCH_ARGS)
 
 ifeq ($(filter $(O)/xsched-bench,$(bench-programs)),)
 $(O)/xsched-bench:
@@ -287,21 +290,32 @@ endif
 deps:
 	$(Q)scripts/deps.sh
 
-# check runs in three steps so that nothing is built before the dependencies
-# are installed, whatever -j says; the build uses every CPU unless -j was
-# given. TESTS names may leave out the .sh.
-check: check-tests = $(or $(TESTS),$(all-tests))
-check-concurrency: check-tests = $(or $(TESTS),$(tests-concurrency-y))
+# check runs in two makes so that what can be built and tested is decided
+# after the dependencies are installed: scripts/deps.sh first, then a fresh
+# $(MAKE) reads the Makefiles again (bpftool, clang, nvcc found now) and runs
+# check-run or check-concurrency-run. The build uses every CPU unless -j was
+# given. TESTS names may leave out the .sh. The last lines of the run list
+# every skipped test and component with the reason (scripts/run-tests.sh,
+# XS_NOT_BUILT).
+check-run: check-tests = $(or $(TESTS),$(all-tests))
+check-concurrency-run: check-tests = $(or $(TESTS),$(tests-concurrency-y))
 test-name = $(or $(filter $(1) $(1).sh,$(all-tests)),$(error unknown test '$(1)' (see tests-y in Kbuild)))
 test-path = $(if $(filter %.sh,$(1)),tests/$(1),$(O)/tests/$(1))
 
+# What this make could not build, "component: reason" items separated by ';'.
+not-built = $(if $(XS_DAEMON_SKIP_WHY),xschedd and its $(words $(tests-daemon-y)) tests: $(XS_DAEMON_SKIP_WHY);)$(if $(XS_CUDA_NVCC),,libxsched-cuda.so and its GPU tests: $(XS_CUDA_SKIP_WHY);)
+
 check check-concurrency:
 	$(Q)scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory $@-run
+
+check-run check-concurrency-run:
 	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc)) \
 		kselftest all tests
 	$(Q)XS_SRCDIR=$(CURDIR) XS_BUILDDIR=$(abspath $(O)) SANITIZE=$(SANITIZE) \
+		XS_NOT_BUILT='$(if $(TESTS),,$(not-built))' \
 		scripts/run-tests.sh $(foreach t,$(check-tests),$(call test-path,$(call test-name,$(t)))) \
-			$(if $(TESTS)$(filter check-concurrency,$@),,$(XS_CUDA_TESTS))
+			$(if $(TESTS)$(filter check-concurrency-run,$@),,$(XS_CUDA_TESTS))
 
 readme-options: tools
 	$(Q)scripts/check-readme-options.sh --update $(O)/xsched-options README.md

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "xschedd.h"
+#include "../tools/version.h"
 
 extern char **environ;
 
@@ -179,8 +180,9 @@ static const struct option xsd_fixed_longopts[] = {
 	{ "foreground", no_argument, NULL, 'f' },
 	{ "env-file", required_argument, NULL, 'e' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 };
-#define XSD_NFIXED 3
+#define XSD_NFIXED 4
 
 static void xsd_longopts(struct option *lo)
 {
@@ -196,7 +198,8 @@ void xsd_usage(FILE *f)
 	fprintf(f, "usage: xschedd [--foreground] [--env-file FILE] [--SETTING VALUE]...\n\n"
 		   "  --foreground        stay attached to the terminal (systemd, tests)\n"
 		   "  --env-file FILE     settings file (default " XSD_DEFAULT_ENV_FILE
-		   ", if present)\n\n"
+		   ", if present)\n"
+		   "  --help, --version   this text; the xsched version\n\n"
 		   "settings (--option, or NAME=value in the env file or environment):\n");
 	for (size_t i = 0; i < XSD_NOPTS; i++)
 		fprintf(f, "  --%-14s %-20s %s (%s)\n", xsd_opts[i].longopt, xsd_opts[i].env,
@@ -232,6 +235,9 @@ int xsd_cmdline_parse(int argc, char **argv, struct xsd_cmdline *cl)
 			break;
 		case 'h':
 			xsd_usage(stdout);
+			return 1;
+		case 'V':
+			tool_version("xschedd");
 			return 1;
 		case '?':
 			if (optopt >= 256)

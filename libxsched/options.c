@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "xsched.h"
 #include "options.h"
@@ -58,6 +60,10 @@ static const struct xs_option_def xs_option_table[] = {
 	{ "XSCHED_PROFILE_EVENTS", XS_OPT_INT, XS_OPT(profile_events), 1 << 20, 1024,
 	  1 << 28, "1024..268435456", "1048576",
 	  "event-log capacity per worker; later events are counted as dropped", NULL },
+	{ "XSCHED_PROFILE_MIN_NS", XS_OPT_INT, XS_OPT(profile_min_ns), 1000, 0, 1000000000,
+	  "0..1000000000", "1000",
+	  "events shorter than this many ns are left out of the profile (counted per worker "
+	  "as events_short); 0 writes every event", NULL },
 	{ "XSCHED_VERBOSE", XS_OPT_BOOL, XS_OPT(verbose), 0, 0, 1, "0 or 1", "0",
 	  "print the effective options to stderr when a runtime is created", NULL },
 	{ "XSCHED_DLB", XS_OPT_ENUM, XS_OPT(dlb), 1, 0, 3, "slb, ws, rp or auto", "ws",
@@ -239,6 +245,44 @@ static void xs_options_warn_unknown(void)
 	}
 }
 
+/*
+ * A file the runtime will write at the end (XSCHED_PROFILE) must be
+ * writable now: a run of minutes whose trace is lost at exit is the
+ * failure to avoid. An existing file must be writable and not a directory,
+ * a new one needs a writable directory. Nothing is created here.
+ */
+static int xs_option_check_writable(const char *name, const char *path)
+{
+	static _Atomic uint64_t reported;
+	char dir[sizeof(((struct xs_options *)0)->profile)];
+	struct stat st;
+	char *slash;
+	int err = 0;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			err = EISDIR;
+		else if (access(path, W_OK))
+			err = errno;
+	} else if (errno != ENOENT) {
+		err = errno;
+	} else {
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		if (access(slash ? dir : ".", W_OK | X_OK))
+			err = errno;
+	}
+	if (!err)
+		return 0;
+	if (xs_report_once(&reported, path))
+		fprintf(stderr, "xsched: %s=%s: cannot be written: %s\n", name, path, strerror(err));
+	return -err;
+}
+
 int xs_options_load(struct xs_options *opt)
 {
 	int ret = 0;
@@ -254,6 +298,8 @@ int xs_options_load(struct xs_options *opt)
 		if (value && xs_option_parse(d, value, field) < 0)
 			ret = -EINVAL;
 	}
+	if (opt->profile[0] && xs_option_check_writable("XSCHED_PROFILE", opt->profile))
+		ret = -EINVAL;
 	/* The one rule across rows: the dynamic tasks fit in the block. */
 	if (opt->loop_nd * opt->loop_grain > 1000) {
 		static _Atomic uint64_t reported;

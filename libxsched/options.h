@@ -17,6 +17,7 @@ struct xs_options {
 	int64_t stack_kib;      /* worker thread stack size */
 	int64_t show_stats;     /* print counters at destroy */
 	int64_t profile_events; /* event-log capacity per worker */
+	int64_t profile_min_ns; /* shorter events are left out of the profile */
 	int64_t verbose;        /* print effective options at create */
 	int64_t dlb;            /* enum xs_dlb_strategy */
 	int64_t dlb_victims;    /* N: victims asked per attempt */
@@ -46,7 +47,8 @@ _Static_assert(sizeof(((struct xs_options *)0)->profile) ==
 /*
  * Fill @opt from the defaults and the XSCHED_* environment. A value outside
  * its range is an error: a message naming the variable and the accepted
- * range goes to stderr and -EINVAL is returned. An XSCHED_* variable that is
+ * range goes to stderr and -EINVAL is returned; so does an XSCHED_PROFILE
+ * file that could not be written at the end. An XSCHED_* variable that is
  * not in the table gets a warning (once per process).
  */
 int xs_options_load(struct xs_options *opt);

@@ -11,6 +11,7 @@
 
 #include "daemon_client.h"
 #include "runtime.h"
+#include "thread_name.h"
 #include "topology.h"
 
 /* Default XQueue size: 256 slots, shrunk so that the N^2 rings stay within
@@ -177,6 +178,7 @@ void *xs_worker_main(void *arg)
 	struct xs_runtime *rt = w->rt;
 
 	xs_self = w;
+	xs_thread_name_self(w->id);
 	w->stack_mark = xs_thread_stack_mark();
 	if (rt->pinned)
 		xs_worker_pin(rt, w);

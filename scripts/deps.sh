@@ -24,6 +24,7 @@ PACKAGES=(
 	systemd           # systemd-analyze verify of packaging/xschedd.service
 	libncurses-dev    # xsched-top's screen (tools/xsched-top)
 	tmux              # tests/xsched-top-tui-keys drives the screen through it
+	libcairo2-dev     # xsched-trace plot draws its timeline with cairo
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
 )

@@ -13,6 +13,14 @@
 #     kernel allows it, degraded otherwise, as its log says);
 #   - else the benchmarks run on libxsched's own victim tables, and this
 #     says why.
+#
+# With no xsched-bench arguments and XS_RUN_FULL unset (make run), it runs
+# a representative subset that answers in about two minutes on a small
+# machine: every program at a mid size (serial runs of ~0.05-0.3 s), every
+# runtime, thread counts 1, half the CPUs and all of them, 3 runs or 1 s per
+# cell. `make run FULL=1` (XS_RUN_FULL=1) runs the full table: xsched-bench's
+# defaults (default sizes, 1..nproc threads, 5 runs or 10 s per cell).
+# Arguments (make run BENCH_ARGS=...) are passed on as they are.
 set -uo pipefail
 
 build=${1:?usage: run-main.sh BUILDDIR [xsched-bench args...]}
@@ -58,4 +66,15 @@ else
 	rm -f "$rtdir.log"
 fi
 
+if (($# == 0)) && [[ -z ${XS_RUN_FULL:-} ]]; then
+	cpus=$(nproc)
+	threads=$(printf '%s\n' 1 $((cpus / 2)) "$cpus" | awk '$1 > 0 && !seen[$1]++' | paste -sd,)
+	set -- --n fib=28,nqueens=10,uts=8000,sort=500000,floorplan=10,health=100,strassen=256,fft=18,sparselu=25,alignment=16 \
+		--threads "$threads" --repeat 3 --budget 1 --timeout 20
+	note="run-main: this was a representative subset (mid sizes, threads $threads, 3 runs a cell); the full table: make run FULL=1"
+	echo "${note/this was/running}" >&2
+fi
 "$build/xsched-bench" "$@"
+rc=$?
+[[ -n ${note:-} ]] && echo "$note" >&2
+exit $rc

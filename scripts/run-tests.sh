@@ -11,6 +11,10 @@
 #
 #   N passed, N failed, N skipped
 #
+# preceded by one "# skipped: NAME: reason" line per skipped program and
+# per item of XS_NOT_BUILT (what make could not build, "what: why" items
+# separated by ';'), so that a run says everything it left out.
+#
 # A program that crashes, exits non-zero, times out or prints fewer results
 # than its plan counts as failed. Exit status: 1 if anything failed, else 0.
 #
@@ -43,7 +47,7 @@ if [[ ${SANITIZE:-} == *thread* ]]; then
 fi
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 skip_list=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -107,13 +111,25 @@ for test in "$@"; do
 	elif ((rc == 4 || (seen > 0 && t_skip == seen))); then
 		((seen == 0)) && t_skip=1
 		echo "ok $n $name # SKIP ${skip_reason:-no reason given}"
+		skip_list+=("$name: ${skip_reason:-no reason given}")
 	elif ((t_fail > 0)); then
 		echo "not ok $n $name"
 	else
 		echo "ok $n $name"
 	fi
+	if [[ -z $why ]] && ((t_skip > 0 && t_skip < seen)); then
+		skip_list+=("$name: $t_skip of $seen cases: ${skip_reason:-no reason given}")
+	fi
 	passed=$((passed + t_pass)) failed=$((failed + t_fail)) skipped=$((skipped + t_skip))
 done
 
+IFS=';' read -ra not_built <<<"${XS_NOT_BUILT:-}"
+for item in "${not_built[@]}"; do
+	[[ -n ${item// /} ]] && skip_list+=("${item# } (not built)")
+done
+((${#skip_list[@]})) && echo "# ${#skip_list[@]} skipped:"
+for item in "${skip_list[@]}"; do
+	echo "# skipped: $item"
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 ((failed == 0))

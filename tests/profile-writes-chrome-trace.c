@@ -3,8 +3,11 @@
  * XSCHED_PROFILE=<path> writes Chrome trace-event JSON at destroy: valid
  * JSON, a named track per worker, TASK / TASK_CREATE / TASKWAIT / BARRIER /
  * THREAD intervals, and the counters. When python3 is there it also checks
- * that the JSON parses and that TASK events match the tasks executed.
+ * that the JSON parses and that TASK events match the tasks executed
+ * (XSCHED_PROFILE_MIN_NS=0: every event), and that events shorter than
+ * XSCHED_PROFILE_MIN_NS are left out and counted as events_short.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +60,9 @@ TEST(profile_is_chrome_trace_json)
 	ASSERT_LE(0, fd);
 	close(fd);
 	setenv("XSCHED_PROFILE", path, 1);
+	setenv("XSCHED_PROFILE_MIN_NS", "0", 1);
 	rt = xs_runtime_create(2);
+	unsetenv("XSCHED_PROFILE_MIN_NS");
 	ASSERT_NE(NULL, rt);
 	ASSERT_EQ(0, xs_runtime_run(rt, root, NULL));
 	xs_runtime_destroy(rt);
@@ -89,6 +94,36 @@ TEST(profile_is_chrome_trace_json)
 	unlink(path);
 }
 
+/* Every event of this short run is under 1 s: none is written, each is
+ * counted in its worker's events_short. */
+TEST(short_events_left_out_and_counted)
+{
+	char path[] = "/tmp/xsched-profile-XXXXXX", cmd[640];
+	struct xs_runtime *rt;
+	int fd = mkstemp(path);
+
+	ASSERT_LE(0, fd);
+	close(fd);
+	if (system("command -v python3 >/dev/null 2>&1"))
+		SKIP(unlink(path); return, "python3 is not installed");
+	setenv("XSCHED_PROFILE", path, 1);
+	setenv("XSCHED_PROFILE_MIN_NS", "1000000000", 1);
+	rt = xs_runtime_create(2);
+	unsetenv("XSCHED_PROFILE_MIN_NS");
+	ASSERT_NE(NULL, rt);
+	ASSERT_EQ(0, xs_runtime_run(rt, root, NULL));
+	xs_runtime_destroy(rt);
+	snprintf(cmd, sizeof cmd,
+		 "python3 -c 'import json,sys; d=json.load(open(\"%s\")); "
+		 "x=sum(1 for e in d[\"traceEvents\"] if e[\"ph\"]==\"X\"); "
+		 "s=sum(w[\"events_short\"] for w in d[\"xsched\"][\"workers\"]); "
+		 "print(x, s); sys.exit(0 if x==0 and s>=200 else 1)'",
+		 path);
+	EXPECT_EQ(0, system(cmd));
+	unlink(path);
+}
+
+/* Named when the runtime is created, not after the run: creation fails. */
 TEST(unwritable_profile_path_is_reported)
 {
 	struct xs_runtime *rt;
@@ -96,12 +131,13 @@ TEST(unwritable_profile_path_is_reported)
 	char out[1024];
 
 	setenv("XSCHED_PROFILE", "/nonexistent-dir/x.json", 1);
-	rt = xs_runtime_create(1);
-	ASSERT_NE(NULL, rt);
-	ASSERT_EQ(0, xs_runtime_run(rt, root, NULL));
 	ASSERT_EQ(0, capture_begin(&c));
-	xs_runtime_destroy(rt);
+	rt = xs_runtime_create(1);
 	capture_end(&c, out, sizeof out);
+	EXPECT_EQ(NULL, rt);
+	EXPECT_EQ(EINVAL, errno);
+	if (rt)
+		xs_runtime_destroy(rt);
 	EXPECT_NE(NULL, strstr(out, "XSCHED_PROFILE=/nonexistent-dir/x.json")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "No such file or directory")) TH_LOG("%s", out);
 }

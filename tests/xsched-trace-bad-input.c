@@ -20,7 +20,7 @@ static const struct bad bad[] = {
 	{ "", "1:1: byte 0: empty file, expected a JSON object" },
 	{ "   \n", "2:1: byte 4: empty file" },
 	{ "hello", "1:1: byte 0: expected '{', found 'h'" },
-	{ "[1,2]", "expected '{', found '['" },
+	{ "[1,2]", "1:2: byte 1: expected an event object" }, /* the array form */
 	{ "{\"traceEvents\":[", "1:17: byte 16: expected an event object" },
 	{ "{\"traceEvents\":[{\"ph\":\"X\",\"tid\":0,", "end of file" },
 	{ "{\"traceEvents\":[{\"ph\":\"X\"", "expected ',' or '}', found end of file" },
@@ -32,8 +32,18 @@ static const struct bad bad[] = {
 	{ "{\"traceEvents\":[{\"ph\":\"X\",\"tid\":0,\"name\":\"FOO\",\"ts\":1,\"dur\":1}]}",
 	  "unknown event name \"FOO\" (expected THREAD, TASK, TASK_CREATE, TASKWAIT, BARRIER "
 	  "or STALL)" },
+	{ "{\"traceEvents\":[{\"ph\":\"i\",\"tid\":0,\"name\":\"TASK\",\"ts\":1}]}",
+	  "only \"X\", \"B\", \"E\" and \"M\" are accepted" },
 	{ "{\"traceEvents\":[{\"ph\":\"B\",\"tid\":0,\"name\":\"TASK\",\"ts\":1}]}",
-	  "only \"X\" and \"M\" are accepted" },
+	  "tid 0: 1 \"B\" events never ended" },
+	{ "[{\"ph\":\"E\",\"tid\":3,\"ts\":1}]",
+	  "\"E\" event on tid 3 with no open \"B\" event" },
+	{ "[{\"ph\":\"B\",\"tid\":0,\"name\":\"TASK\",\"ts\":1},"
+	  "{\"ph\":\"E\",\"tid\":0,\"name\":\"STALL\",\"ts\":2}]",
+	  "\"E\" event \"STALL\" ends the open \"B\" event \"TASK\"" },
+	{ "[{\"ph\":\"B\",\"tid\":0,\"name\":\"TASK\",\"ts\":5},"
+	  "{\"ph\":\"E\",\"tid\":0,\"ts\":2}]",
+	  "\"E\" event at 2 us before its \"B\"" },
 	{ "{\"traceEvents\":[{\"ph\":\"X\",\"tid\":0,\"name\":\"TASK\",\"ts\":1}]}",
 	  "\"X\" event without \"dur\"" },
 	{ "{\"traceEvents\":[{\"ph\":\"X\",\"tid\":0,\"name\":\"TASK\",\"ts\":\"1\",\"dur\":1}]}",

@@ -50,8 +50,10 @@ static inline long xt_make_trace(const char *path, unsigned int nworkers, int n,
 	struct fib_arg a = { n, &r };
 
 	setenv("XSCHED_PROFILE", path, 1);
+	setenv("XSCHED_PROFILE_MIN_NS", "0", 1); /* every event: counts checked */
 	rt = xs_runtime_create(nworkers);
 	unsetenv("XSCHED_PROFILE");
+	unsetenv("XSCHED_PROFILE_MIN_NS");
 	if (!rt)
 		return -1;
 	if (xs_runtime_run(rt, fib_task, &a) || xs_runtime_stats(rt, st))

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -45,6 +46,7 @@
 #include "xsched/abi.h"
 #include "daemon_client.h"
 #include "runtime.h"
+#include "version.h"
 
 static char daemon_path[PATH_MAX];
 static char tmpdir[64], rtdir[PATH_MAX];
@@ -447,9 +449,49 @@ static int rm_tree(const char *dir)
 	return system(cmd);
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: xschedd-bench [--daemon PATH] [--reps R] [--hog-cpu C] [--fib N]\n"
+		   "Costs of xschedd: a context switch with and without it, state publish\n"
+		   "latency, victim lookups, and a fib(N) run beside a CPU hog. Needs root.\n"
+		   "\n"
+		   "  --daemon PATH  the xschedd to start (default: next to this program)\n"
+		   "  --reps R       repetitions, 1..64 (default 5)\n"
+		   "  --hog-cpu C    the CPU the hog runs on (default 1, or 0 on one CPU)\n"
+		   "  --fib N        the fib size, 10..40 (default 27)\n"
+		   "  -h, --help     this text\n"
+		   "  -V, --version  the xsched version\n"
+		   "Exit status: 0, 1 on a failure, 2 on a usage error, 4 without root.\n");
+}
+
+static int parse_int(const char *opt, const char *v, long min, long max, int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < min || n > max) {
+		fprintf(stderr, "xschedd-bench: %s '%s': expected an integer in [%ld, %ld]\n",
+			opt, v, min, max);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int reps = 5, hog_cpu = -1, fib_n = 27;
+	static const struct option longopts[] = {
+		{ "daemon", required_argument, NULL, 'd' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "hog-cpu", required_argument, NULL, 'c' },
+		{ "fib", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int reps = 5, hog_cpu = -1, fib_n = 27, c;
 	char self[PATH_MAX - 16];
 	ssize_t len;
 
@@ -458,23 +500,37 @@ int main(int argc, char **argv)
 	if (strrchr(self, '/'))
 		*strrchr(self, '/') = '\0';
 	snprintf(daemon_path, sizeof(daemon_path), "%s/xschedd", self);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--daemon") && i + 1 < argc)
-			snprintf(daemon_path, sizeof(daemon_path), "%s", argv[++i]);
-		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-			reps = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--hog-cpu") && i + 1 < argc)
-			hog_cpu = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--fib") && i + 1 < argc)
-			fib_n = atoi(argv[++i]);
-		else {
-			fprintf(stderr, "usage: xschedd-bench [--daemon PATH] [--reps 1..64] "
-					"[--hog-cpu C] [--fib N]\n");
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			snprintf(daemon_path, sizeof(daemon_path), "%s", optarg);
+			break;
+		case 'r':
+			if (parse_int("--reps", optarg, 1, 64, &reps))
+				return 2;
+			break;
+		case 'c':
+			if (parse_int("--hog-cpu", optarg, 0, CPU_SETSIZE - 1, &hog_cpu))
+				return 2;
+			break;
+		case 'f':
+			if (parse_int("--fib", optarg, 10, 40, &fib_n))
+				return 2;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			tool_version("xschedd-bench");
+			return 0;
+		default:
+			usage(stderr);
 			return 2;
 		}
 	}
-	if (reps < 1 || reps > 64 || fib_n < 10 || fib_n > 40) {
-		fprintf(stderr, "xschedd-bench: --reps is 1..64, --fib 10..40\n");
+	if (optind < argc) {
+		fprintf(stderr, "xschedd-bench: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
 		return 2;
 	}
 	if (geteuid()) {

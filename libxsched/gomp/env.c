@@ -18,6 +18,7 @@
 
 #include "gomp.h"
 #include "options.h"
+#include "thread_name.h"
 #include "topology.h"
 
 /* gcc's libgomp supports this many active levels; so do we. */
@@ -321,6 +322,7 @@ static void xg_env_load(void)
 	bool nested = false, places, bound, cancel = false, display = false;
 	const char *v;
 
+	xs_thread_name_prefix_set(XS_THREAD_NAME_OMP);
 	xg_env.nprocs = xs_affinity_cpus();
 	xg_env.icv.nthreads = xg_env.nprocs;
 	xg_env.icv.run_sched = XG_SCHED_DYNAMIC; /* libgomp's default: dynamic,1 */
@@ -398,8 +400,25 @@ void xg_env_init(void)
 	pthread_once(&xg_env_once, xg_env_load);
 }
 
+/*
+ * A bad XSCHED_* value (or an XSCHED_PROFILE that cannot be written) fails
+ * the program before it starts, as it makes xs_runtime_create() fail a
+ * native one: options.c has named the variable and the accepted values.
+ * Running every region on one thread instead would hide the mistake.
+ */
+static void xg_env_check_xsched(void)
+{
+	struct xs_options opt;
+
+	if (xs_options_load(&opt) < 0) {
+		xg_warn("invalid XSCHED_* setting (above); exiting");
+		exit(EXIT_FAILURE);
+	}
+}
+
 /* At load time, while the process is single-threaded (setenv). */
 __attribute__((constructor)) static void xg_env_ctor(void)
 {
+	xg_env_check_xsched();
 	xg_env_init();
 }

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "driver.h"
+#include "../version.h"
 
 #define BENCH(name) extern const struct bench bench_##name;
 #include "bench-list.h"
@@ -35,6 +36,14 @@ static const struct bench *const programs[] = {
 };
 
 #define NPROGRAMS ((int)(sizeof(programs) / sizeof(programs[0])))
+
+/* Progress lines (progress_begin()): off, kept, or erased once done. */
+enum progress_mode { PROGRESS_OFF, PROGRESS_LINES, PROGRESS_TRANSIENT };
+
+static struct {
+	enum progress_mode mode;	/* PROGRESS_LINES after --progress */
+	int done, total;		/* measurement groups */
+} progress;
 
 static int cpu_count(void)
 {
@@ -66,6 +75,9 @@ static void usage(FILE *f)
 "                    barrier and task + taskwait under libgomp, libomp, xgomp\n"
 "  --iters K         --micro: operations per timed run (default 100000)\n"
 "  --json            one JSON object per cell and line instead of the table\n"
+"  --progress        a line on stderr as each cell starts (default: only when\n"
+"                    stderr is a terminal, erased once the cell's row is out)\n"
+"  --version         the xsched version\n"
 "  --list            list the programs and their default sizes\n"
 "  --omp PATH        xsched-bench-omp (default: next to this program)\n"
 "  --libomp PATH     LLVM libomp to preload (default: found under /usr/lib)\n"
@@ -278,6 +290,8 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "xgomp", required_argument, NULL, 'X' },
 		{ "micro", no_argument, NULL, 'm' },
 		{ "iters", required_argument, NULL, 'i' },
+		{ "progress", no_argument, NULL, 'P' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -373,6 +387,12 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 					     &o->iters))
 				return 2;
 			break;
+		case 'P':
+			progress.mode = PROGRESS_LINES;
+			break;
+		case 'V':
+			tool_version(PROG);
+			exit(0);
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -408,6 +428,45 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 }
 
 /*
+ * Progress on stderr, one line per cell as it starts, so that a long cell
+ * does not look like a hang. With stdout and stderr both on a terminal the
+ * line is erased before the cell's row is printed, so the table stays
+ * whole; with stdout elsewhere (a file, a pipe) the lines stay; with
+ * stderr not a terminal there are none unless --progress.
+ */
+static void progress_setup(const struct options *o)
+{
+	int rts = 0;
+
+	for (int r = 1; r < nruntimes; r++)
+		rts += !!(o->runtimes & (1u << r));
+	progress.total = o->nonly * (1 + rts * o->nthreads);
+	if (progress.mode != PROGRESS_OFF)
+		return;
+	if (isatty(STDERR_FILENO))
+		progress.mode = isatty(STDOUT_FILENO) ? PROGRESS_TRANSIENT : PROGRESS_LINES;
+}
+
+static void progress_begin(const struct program_run *x, const struct runtime *rt,
+			   int threads)
+{
+	if (progress.mode == PROGRESS_OFF)
+		return;
+	progress.done++;
+	fflush(stdout);
+	fprintf(stderr, PROG ": [%d/%d] %s n=%ld %s, %d thread%s...%s",
+		progress.done, progress.total, x->b->problem->name, x->n, rt->name,
+		threads, threads == 1 ? "" : "s",
+		progress.mode == PROGRESS_TRANSIENT ? "" : "\n");
+}
+
+static void progress_end(void)
+{
+	if (progress.mode == PROGRESS_TRANSIENT)
+		fputs("\r\033[K", stderr);
+}
+
+/*
  * Measure the cells of one runtime at one thread count: one cell, or for
  * xsched with --dlb one per strategy (measured together, see xsched.c).
  * Returns the first; *ngroup says how many.
@@ -428,10 +487,12 @@ static struct cell *run_cells(const struct options *o, struct program_run *x,
 			c->named = true;
 		}
 	}
+	progress_begin(x, rt, threads);
 	if (rt->measure_group)
 		rt->measure_group(first, n, x, o);
 	else if (first->status == CELL_OK)
 		rt->measure(first, x, o);
+	progress_end();
 	for (int k = 0; k < n; k++)
 		cell_finish(&first[k]);
 	*ngroup = n;
@@ -529,6 +590,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
+	progress_setup(&o);
 	report_start(&o, ncpus);
 	for (int i = 0; i < o.nonly; i++)
 		failed |= run_program(&o, o.only[i], o.n[i], cells, &ncells);

@@ -26,6 +26,7 @@
 #include <omp.h>
 #include <string.h>
 #include "bench.h"
+#include "../version.h"
 #include "micro.h"
 #include "omp_binding.h"
 
@@ -108,7 +109,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " --only NAME [--n N] [--threads P] [--repeat R] [--budget S]\n"
 		"       " PROG " --micro OP [--iters K] [--threads P] [--repeat R] [--budget S]\n"
-		"       " PROG " --list\n"
+		"       " PROG " --list | --help | --version\n"
 		"Runs the OpenMP version of one benchmark, or one micro-benchmark\n"
 		"(OP: parallel, barrier, taskwait); xsched-bench runs this.\n");
 }
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
 		{ "iters", required_argument, NULL, 'i' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	const struct bench_omp *b = NULL;
@@ -170,6 +172,9 @@ int main(int argc, char **argv)
 			return 0;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			tool_version(PROG);
 			return 0;
 		default:
 			usage(stderr);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "xsched/cuda.h"
+#include "../version.h"
 
 #define RMATRIX_DIR "/usr/lib/R/library/Matrix/external/"
 
@@ -61,10 +62,13 @@ static int verify(const struct xs_csr *a, const float *y, const float *ref)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: xsched-spmv-bench [-r reps] [-s schedule] "
-		   "[file.mtx ...]\n  schedules: auto thread-mapped "
-		   "warp-mapped block-mapped group-mapped merge-path all "
-		   "(default all)\n");
+	fprintf(f, "usage: xsched-spmv-bench [-r REPS] [-s SCHEDULE] [FILE.mtx...]\n"
+		   "SpMV of the module's schedules against cuSPARSE (TAP output).\n\n"
+		   "  -r, --reps REPS          repetitions, 1..100000 (default 50)\n"
+		   "  -s, --schedule SCHEDULE  auto thread-mapped warp-mapped block-mapped\n"
+		   "                           group-mapped merge-path all (default all)\n"
+		   "  -h, --help               this text\n"
+		   "  -V, --version            the xsched version\n");
 }
 
 int main(int argc, char **argv)
@@ -79,7 +83,15 @@ int main(int argc, char **argv)
 	char why[256], err[512], dev[128];
 	int sms = 0;
 
-	while ((opt = getopt(argc, argv, "r:s:h")) != -1) {
+	static const struct option longopts[] = {
+		{ "reps", required_argument, NULL, 'r' },
+		{ "schedule", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((opt = getopt_long(argc, argv, "r:s:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			reps = atoi(optarg);
@@ -102,6 +114,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			tool_version("xsched-spmv-bench");
 			return 0;
 		default:
 			usage(stderr);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "xsched/cuda.h"
+#include "../version.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -50,15 +51,32 @@ int main(int argc, char **argv)
 	int opt, bad = 0, sms = 0;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "n:s:c:h")) != -1) {
+	static const struct option longopts[] = {
+		{ "ops", required_argument, NULL, 'n' },
+		{ "server-blocks", required_argument, NULL, 's' },
+		{ "client-blocks", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((opt = getopt_long(argc, argv, "n:s:c:hV", longopts, NULL)) != -1) {
 		if ((opt == 'n' && parse("n", optarg, 1, 1L << 28, &n)) ||
 		    (opt == 's' && parse("s", optarg, 0, 64, &ns)) ||
 		    (opt == 'c' && parse("c", optarg, 0, 1 << 20, &nc)))
 			return 2;
+		if (opt == 'V') {
+			tool_version("xsched-sync-bench");
+			return 0;
+		}
 		if (opt == 'h' || opt == '?') {
 			fprintf(opt == 'h' ? stdout : stderr,
-				"usage: xsched-sync-bench [-n ops] [-s server-blocks] "
-				"[-c client-blocks]\n");
+				"usage: xsched-sync-bench [-n OPS] [-s SERVER-BLOCKS] "
+				"[-c CLIENT-BLOCKS]\n"
+				"  -n, --ops N            operations (default 4194304)\n"
+				"  -s, --server-blocks N  server blocks, 0..64 (default 0)\n"
+				"  -c, --client-blocks N  client blocks, 0..1048576 (default 0)\n"
+				"  -h, --help, -V, --version\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}

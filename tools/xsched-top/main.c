@@ -3,37 +3,43 @@
  * xsched-top - a live view of xsched: what xschedd sees of the CPUs, and
  * what every libxsched process publishes about its workers.
  *
- *   xsched-top [-d SECONDS] [-p PID] [-s KEY] [-b | --json] [-n N]
- *              [--runtime-dir DIR] [--shm-dir DIR]
+ *   xsched-top [-b | --json] [-d SECONDS] [-n N] [-p PID] [-s KEY]
+ *              [--runtime-dir DIR] [--shm-dir DIR]   (usage() has the long forms)
  *
  * Exit status: 0, 1 when the terminal cannot be used, 2 on a usage error.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "top.h"
+#include "../version.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: xsched-top [-d SECONDS] [-p PID] [-s KEY] [-b | --json] [-n N]\n"
+		"usage: xsched-top [-b | --json] [-d SECONDS] [-n N] [-p PID] [-s KEY]\n"
 		"                  [--runtime-dir DIR] [--shm-dir DIR]\n"
 		"\n"
-		"  -d SECONDS         refresh every SECONDS (0.1..3600, default 1)\n"
-		"  -p PID             show only process PID\n"
-		"  -s KEY             sort processes by tasks, steals, idle, pid or command\n"
-		"  -b                 batch: plain-text snapshots on stdout, no terminal needed\n"
-		"  --json             batch: one JSON object per refresh, one line each\n"
-		"  -n N               stop after N refreshes (batch default: until killed)\n"
-		"  --runtime-dir DIR  xschedd's runtime directory (default $XSCHED_RUNTIME_DIR,\n"
-		"                     else " XS_ABI_DEFAULT_RUNTIME_DIR ")\n"
-		"  --shm-dir DIR      where daemon-less processes publish (default " XS_STATS_SHM_DIR
-		")\n"
+		"  -d, --delay=SECONDS     refresh every SECONDS (0.1..3600, default 1)\n"
+		"  -n, --iterations=N      stop after N refreshes (default: until q, or killed)\n"
+		"  -p, --pid=PID           show only process PID\n"
+		"  -s, --sort=KEY          sort processes by tasks, steals, idle, pid or command\n"
+		"  -b, --batch             plain-text snapshots on stdout, no terminal needed\n"
+		"  -j, --json              batch: one JSON object per refresh, one line each\n"
+		"      --runtime-dir=DIR   xschedd's runtime directory (default\n"
+		"                          $XSCHED_RUNTIME_DIR, else " XS_ABI_DEFAULT_RUNTIME_DIR ")\n"
+		"      --shm-dir=DIR       where daemon-less processes publish (default\n"
+		"                          " XS_STATS_SHM_DIR ")\n"
+		"  -h, --help              this text\n"
+		"  -V, --version           the xsched version\n"
 		"\n"
-		"Processes publish their counters unless XSCHED_STATS_PAGE=0. Keys of the\n"
-		"screen: h (help). Pages of processes that are gone are removed.\n");
+		"Short options combine as in top: -bn1, -d0.5. Processes publish their\n"
+		"counters unless XSCHED_STATS_PAGE=0. Keys of the screen: h (help).\n"
+		"Pages of processes that are gone are removed.\n"
+		"Exit status: 0, 1 when the terminal cannot be used, 2 on a usage error.\n");
 }
 
 static int parse_num(const char *opt, const char *v, double min, double max, double *out)
@@ -65,65 +71,100 @@ static int parse_sort(const char *v)
 	return -1;
 }
 
+static int parse_dir(const char *opt, const char *v, char *dst, size_t len)
+{
+	if (!*v || strlen(v) >= len) {
+		fprintf(stderr, "xsched-top: %s '%s': expected a directory (under %zu bytes)\n",
+			opt, v, len);
+		return -1;
+	}
+	strcpy(dst, v);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct top_opts *o)
 {
+	enum { OPT_RUNTIME_DIR = 256, OPT_SHM_DIR };
+	static const struct option longopts[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME_DIR },
+		{ "shm-dir", required_argument, NULL, OPT_SHM_DIR },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
 	const char *env = getenv("XSCHED_RUNTIME_DIR");
 	double v;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->delay_s = 1;
 	snprintf(o->runtime_dir, sizeof(o->runtime_dir), "%s",
 		 env && *env ? env : XS_ABI_DEFAULT_RUNTIME_DIR);
 	snprintf(o->shm_dir, sizeof(o->shm_dir), "%s", XS_STATS_SHM_DIR);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			exit(0);
-		} else if (!strcmp(a, "-b")) {
+	while ((c = getopt_long(argc, argv, "bjd:n:p:s:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
 			o->batch = 1;
-		} else if (!strcmp(a, "--json")) {
+			break;
+		case 'j':
 			o->json = 1;
-		} else if (!strcmp(a, "-d")) {
-			if (parse_num("-d", next, 0.1, 3600, &o->delay_s))
+			break;
+		case 'd':
+			if (parse_num("-d/--delay", optarg, 0.1, 3600, &o->delay_s))
 				return -1;
-			i++;
-		} else if (!strcmp(a, "-n")) {
-			if (parse_num("-n", next, 1, 1e9, &v) || v != (long)v) {
-				if (v != (long)v)
-					fprintf(stderr, "xsched-top: -n '%s': expected an integer\n",
-						next);
+			break;
+		case 'n':
+			if (parse_num("-n/--iterations", optarg, 1, 1e9, &v))
+				return -1;
+			if (v != (long)v) {
+				fprintf(stderr, "xsched-top: -n/--iterations '%s': expected an integer\n",
+					optarg);
 				return -1;
 			}
 			o->iterations = (long)v;
-			i++;
-		} else if (!strcmp(a, "-p")) {
-			if (parse_num("-p", next, 1, 4194304, &v) || v != (uint32_t)v) {
-				if (v != (uint32_t)v)
-					fprintf(stderr, "xsched-top: -p '%s': expected a pid\n", next);
+			break;
+		case 'p':
+			if (parse_num("-p/--pid", optarg, 1, 4194304, &v))
+				return -1;
+			if (v != (uint32_t)v) {
+				fprintf(stderr, "xsched-top: -p/--pid '%s': expected a pid\n", optarg);
 				return -1;
 			}
 			o->pid = (uint32_t)v;
-			i++;
-		} else if (!strcmp(a, "-s")) {
-			if ((o->sort = parse_sort(next)) < 0)
+			break;
+		case 's':
+			if ((o->sort = parse_sort(optarg)) < 0)
 				return -1;
-			i++;
-		} else if (!strcmp(a, "--runtime-dir") || !strcmp(a, "--shm-dir")) {
-			char *dst = a[2] == 'r' ? o->runtime_dir : o->shm_dir;
-
-			if (!next || !*next || strlen(next) >= sizeof(o->runtime_dir)) {
-				fprintf(stderr, "xsched-top: %s: expected a directory\n", a);
+			break;
+		case OPT_RUNTIME_DIR:
+			if (parse_dir("--runtime-dir", optarg, o->runtime_dir, sizeof(o->runtime_dir)))
 				return -1;
-			}
-			strcpy(dst, next);
-			i++;
-		} else {
-			fprintf(stderr, "xsched-top: unknown argument '%s'\n", a);
+			break;
+		case OPT_SHM_DIR:
+			if (parse_dir("--shm-dir", optarg, o->shm_dir, sizeof(o->shm_dir)))
+				return -1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			tool_version("xsched-top");
+			exit(0);
+		default:
 			usage(stderr);
 			return -1;
 		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "xsched-top: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return -1;
 	}
 	if (o->batch && o->json) {
 		fprintf(stderr, "xsched-top: -b and --json: choose one\n");
@@ -144,6 +185,8 @@ static int top_batch(const struct top_opts *o)
 {
 	struct top_snap prev = { 0 }, cur;
 
+	if (!o->json)
+		top_print_legend(stdout);
 	for (long n = 0; !o->iterations || n < o->iterations; n++) {
 		if (n)
 			top_sleep(o->delay_s);

@@ -27,6 +27,17 @@ uint64_t top_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void top_format_time(uint64_t real_ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(real_ns / 1000000000u);
+	struct tm tm;
+	char day[32];
+
+	gmtime_r(&t, &tm);
+	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03uZ", day, (unsigned)(real_ns / 1000000u % 1000u));
+}
+
 void top_note(struct top_snap *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -110,6 +121,12 @@ int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top
 {
 	memset(s, 0, sizeof(*s));
 	s->now_ns = top_now_ns();
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		s->real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
 	top_daemon_read(s, o->runtime_dir);
 	top_pages_scan(s, o->runtime_dir, o->pid);
 	if (strcmp(o->shm_dir, o->runtime_dir))

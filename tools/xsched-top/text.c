@@ -26,7 +26,10 @@ static void top_print_json_str(FILE *out, const char *s)
 void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o)
 {
 	const struct top_daemon *d = &s->d;
+	char when[64];
 
+	top_format_time(s->real_ns, when, sizeof(when));
+	fprintf(out, "xsched-top at %s\n", when);
 	if (d->present)
 		fprintf(out,
 			"xsched-top: daemon %s (pid %u), tick %.0f ms, heartbeat %.2f s ago%s%s, "
@@ -54,14 +57,17 @@ void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *
 			}
 		}
 	}
-	fprintf(out, "%-8s %-3s %-16s %7s %10s %9s %9s %10s %10s %6s %6s %-4s %6s\n", "PID", "RT",
-		"COMMAND", "WORKERS", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "REQ_SENT", "REQ_HANDLED",
-		"IMM%", "IDLE%", "DLB", "QUEUED");
+	/* Column names say what they count: /S per second over the last
+	 * interval, _TOTAL since the runtime started, _NOW at this refresh
+	 * (top_print_legend()). */
+	fprintf(out, "%-8s %-3s %-16s %7s %10s %9s %9s %14s %14s %10s %9s %-4s %10s\n", "PID",
+		"RT", "COMMAND", "WORKERS", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "REQ_SENT_TOTAL",
+		"REQ_HNDL_TOTAL", "IMM%_TOTAL", "IDLE%_INT", "DLB", "QUEUED_NOW");
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct top_proc *p = &s->procs[i];
 
 		fprintf(out,
-			"%-8u %-3u %-16s %7u %10.0f %9.0f %9.0f %10llu %10llu %6.1f %6.1f %-4s %6llu\n",
+			"%-8u %-3u %-16s %7u %10.0f %9.0f %9.0f %14llu %14llu %10.1f %9.1f %-4s %10llu\n",
 			p->h.pid, p->h.runtime_id, p->comm, p->h.nworkers, p->tasks_s,
 			p->steals_local_s, p->steals_remote_s, (unsigned long long)p->sent,
 			(unsigned long long)p->handled, 100 * p->immediate_ratio, p->idle_pct,
@@ -73,6 +79,13 @@ void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *
 		fprintf(out, "note: %s\n", s->notes[i]);
 	fputc('\n', out);
 	fflush(out);
+}
+
+void top_print_legend(FILE *out)
+{
+	fprintf(out, "# columns: /S per second over the last interval; _TOTAL since the runtime "
+		     "started;\n# _INT over the last interval; _NOW at the refresh. Times are "
+		     "UTC.\n\n");
 }
 
 static void top_json_worker(FILE *out, const struct top_proc *p, uint32_t i)
@@ -101,7 +114,14 @@ void top_print_json(FILE *out, const struct top_snap *s)
 {
 	const struct top_daemon *d = &s->d;
 
-	fprintf(out, "{\"time_ns\":%llu,\"daemon\":{\"mode\":", (unsigned long long)s->now_ns);
+	char when[64];
+
+	top_format_time(s->real_ns, when, sizeof(when));
+	/* time: wall clock (CLOCK_REALTIME) as ISO 8601 UTC and in ns since
+	 * the epoch; monotonic_ns: CLOCK_MONOTONIC, for intervals. */
+	fprintf(out, "{\"time\":\"%s\",\"time_unix_ns\":%llu,\"monotonic_ns\":%llu,"
+		     "\"daemon\":{\"mode\":",
+		when, (unsigned long long)s->real_ns, (unsigned long long)s->now_ns);
 	top_print_json_str(out, d->present ? d->mode : "absent");
 	if (d->present) {
 		fprintf(out,

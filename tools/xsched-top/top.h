@@ -54,6 +54,7 @@ struct top_daemon {
 
 struct top_snap {
 	uint64_t now_ns;                 /* CLOCK_MONOTONIC of the refresh */
+	uint64_t real_ns;                /* CLOCK_REALTIME of it: ns since the epoch */
 	struct top_daemon d;
 	struct top_proc *procs;
 	size_t nprocs;
@@ -77,6 +78,8 @@ enum top_sort { TOP_SORT_TASKS, TOP_SORT_STEALS, TOP_SORT_IDLE, TOP_SORT_PID, TO
 extern const char *const top_sort_names[TOP_SORT_N];
 
 uint64_t top_now_ns(void);
+/* @real_ns (CLOCK_REALTIME) as ISO 8601 UTC, "2026-11-24T16:20:01.123Z". */
+void top_format_time(uint64_t real_ns, char *buf, size_t len);
 void top_note(struct top_snap *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* pages.c: add every valid page of @dir (and of process @pid, if not 0). */
@@ -93,6 +96,7 @@ void top_snap_sort(struct top_snap *s, int key);
 const char *top_dlb_name(uint32_t dlb);
 
 /* text.c */
+void top_print_legend(FILE *out);
 void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o);
 void top_print_json(FILE *out, const struct top_snap *s);
 

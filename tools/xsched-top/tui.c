@@ -5,6 +5,7 @@
  * the help screen as views of their own. Keys are on the help screen.
  */
 #include <curses.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +21,39 @@ struct top_ui {
 	uint32_t sel_pid, sel_rt;       /* selected process, by identity */
 	size_t sel;                     /* its index in snap.procs */
 	uint32_t cpu;                   /* CPU view: index into d.cpus */
-	char msg[128];                  /* one-shot message on the last line */
+	char msg[160];                  /* message on the last line ... */
+	uint64_t msg_until;             /* ... until then (top_now_ns()) */
 };
+
+/* Screens narrower than this get the compact tables (80 columns fit). */
+#define TOP_WIDE_COLS 110
+
+/* Line @y from column 0, cut at the screen's width: nothing wraps. */
+static void top_put(int y, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void top_put(int y, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (y >= LINES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	mvaddnstr(y, 0, line, COLS);
+}
+
+static void top_message(struct top_ui *u, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void top_message(struct top_ui *u, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
+	va_end(ap);
+	u->msg_until = top_now_ns() + 3000000000u;
+}
 
 static void top_refresh_snap(struct top_ui *u)
 {
@@ -51,21 +83,23 @@ static void top_header(struct top_ui *u, int *y)
 {
 	const struct top_daemon *d = &u->snap.d;
 
+	/* Two or three lines of at most ~75 columns: an 80-column
+	 * terminal shows them whole. */
 	attron(A_BOLD);
 	if (d->present)
-		mvprintw((*y)++, 0,
-			 "xsched-top  daemon %s (pid %u)  tick %.0f ms  heartbeat %.2f s ago%s  "
-			 "%u CPUs, %u nodes",
-			 d->mode, d->pid, d->tick_ns / 1e6, d->heartbeat_age_ns / 1e9,
-			 d->fresh ? "" : " (stale)", d->ncpus, d->nnodes);
+		top_put((*y)++, "xsched-top  daemon %s (pid %u), %u CPUs, %u nodes", d->mode,
+			d->pid, d->ncpus, d->nnodes);
 	else
-		mvprintw((*y)++, 0, "xsched-top  daemon absent: showing what processes publish");
+		top_put((*y)++, "xsched-top  daemon absent: showing what processes publish");
 	attroff(A_BOLD);
-	if (!d->present)
-		mvprintw((*y)++, 0, "  (%s)", d->why);
-	mvprintw((*y)++, 0, "delay %.1f s  sort %s%s  %zu processes   h help  q quit",
-		 u->o->delay_s, top_sort_names[u->o->sort], u->paused ? "  [paused]" : "",
-		 u->snap.nprocs);
+	if (d->present)
+		top_put((*y)++, "  tick %.0f ms, heartbeat %.2f s ago%s", d->tick_ns / 1e6,
+			d->heartbeat_age_ns / 1e9, d->fresh ? "" : " (stale)");
+	else
+		top_put((*y)++, "  (%s)", d->why);
+	top_put((*y)++, "delay %.1f s  sort %s%s  %zu processes   h help  q quit",
+		u->o->delay_s, top_sort_names[u->o->sort], u->paused ? "  [paused]" : "",
+		u->snap.nprocs);
 }
 
 /* One bar of @width: xsched workers '#', other tasks '=', idle '.'. */
@@ -121,35 +155,44 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 
 static void top_procs(struct top_ui *u, int *y)
 {
+	bool wide = COLS >= TOP_WIDE_COLS;
+
+	/* 76 columns; wide screens add the request totals. */
 	attron(A_BOLD);
-	mvprintw((*y)++, 0, "%-8s %-2s %-15s %3s %9s %8s %8s %9s %9s %5s %5s %-4s", "PID", "RT",
-		 "COMMAND", "WRK", "TASKS/S", "STEAL_L", "STEAL_R", "REQ_SENT", "REQ_HNDL", "IMM%",
-		 "IDLE%", "DLB");
+	top_put((*y)++, "%-8s %-2s %-12s %3s %9s %9s %9s %5s %5s %-4s%s", "PID", "RT", "COMMAND",
+		"WRK", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "IMM%", "IDLE%", "DLB",
+		wide ? "  REQ_SENT_TOTAL REQ_HNDL_TOTAL" : "");
 	attroff(A_BOLD);
 	for (size_t i = 0; i < u->snap.nprocs && *y < LINES - 1; i++) {
 		const struct top_proc *p = &u->snap.procs[i];
+		char totals[64] = "";
 
+		if (wide)
+			snprintf(totals, sizeof(totals), "  %14llu %14llu",
+				 (unsigned long long)p->sent, (unsigned long long)p->handled);
 		if (i == u->sel)
 			attron(A_REVERSE);
-		mvprintw((*y)++, 0, "%-8u %-2u %-15.15s %3u %9.0f %8.0f %8.0f %9llu %9llu %5.1f %5.1f %-4s",
-			 p->h.pid, p->h.runtime_id, p->comm, p->h.nworkers, p->tasks_s,
-			 p->steals_local_s, p->steals_remote_s, (unsigned long long)p->sent,
-			 (unsigned long long)p->handled, 100 * p->immediate_ratio, p->idle_pct,
-			 top_dlb_name(p->h.dlb));
+		top_put((*y)++, "%-8u %-2u %-12.12s %3u %9.0f %9.0f %9.0f %5.1f %5.1f %-4s%s",
+			p->h.pid, p->h.runtime_id, p->comm, p->h.nworkers, p->tasks_s,
+			p->steals_local_s, p->steals_remote_s, 100 * p->immediate_ratio, p->idle_pct,
+			top_dlb_name(p->h.dlb), totals);
 		if (i == u->sel)
 			attroff(A_REVERSE);
 	}
 	if (!u->snap.nprocs)
-		mvprintw((*y)++, 0, "(no xsched processes publish statistics)");
+		top_put((*y)++, "(no xsched processes publish statistics)");
 }
 
 static void top_notes(struct top_ui *u)
 {
-	if (u->msg[0])
-		mvprintw(LINES - 1, 0, "%s", u->msg);
-	else if (u->snap.nnotes)
-		mvprintw(LINES - 1, 0, "note: %s%s", u->snap.notes[0],
-			 u->snap.nnotes > 1 ? " (and more)" : "");
+	if (u->msg[0] && top_now_ns() < u->msg_until) {
+		attron(A_BOLD);
+		top_put(LINES - 1, "%s", u->msg);
+		attroff(A_BOLD);
+	} else if (u->snap.nnotes) {
+		top_put(LINES - 1, "note: %s%s", u->snap.notes[0],
+			u->snap.nnotes > 1 ? " (and more)" : "");
+	}
 }
 
 static void top_draw_main(struct top_ui *u)
@@ -177,31 +220,32 @@ static void top_draw_detail(struct top_ui *u)
 	}
 	p = &u->snap.procs[u->sel];
 	attron(A_BOLD);
-	mvprintw(y++, 0, "workers of %u (%s), runtime %u: %u workers, dlb %s, %llu jobs%s",
-		 p->h.pid, p->comm, p->h.runtime_id, p->h.nworkers, top_dlb_name(p->h.dlb),
-		 (unsigned long long)p->h.jobs, p->h.flags & XS_STATS_F_DAEMON ? ", with xschedd" : "");
+	top_put(y++, "workers of %u (%s), runtime %u: %u workers, dlb %s, %llu jobs%s", p->h.pid,
+		p->comm, p->h.runtime_id, p->h.nworkers, top_dlb_name(p->h.dlb),
+		(unsigned long long)p->h.jobs, p->h.flags & XS_STATS_F_DAEMON ? ", with xschedd" : "");
 	attroff(A_BOLD);
 	mvprintw(y++, 0, "Esc: back   h help   q quit");
 	y++;
+	/* Counts are totals since the runtime started; TASKS/S and IDLE%
+	 * are over the last interval. 80 columns show the first eleven. */
 	attron(A_BOLD);
-	mvprintw(y++, 0, "%-4s %-8s %4s %4s %9s %10s %10s %8s %8s %8s %8s %8s %7s %7s %5s %5s %-4s",
-		 "WKR", "TID", "CPU", "NODE", "TASKS/S", "EXECUTED", "CREATED", "SELF", "LOCAL",
-		 "REMOTE", "IMMED", "REQ_SENT", "STEAL_L", "STEAL_R", "IDLE%", "QUEUE", "NOW");
+	top_put(y++, "%-4s %-8s %4s %4s %9s %10s %9s %9s %5s %5s %-4s %10s %8s %8s %8s %8s %8s",
+		"WKR", "TID", "CPU", "NODE", "TASKS/S", "EXECUTED", "STEAL_L", "STEAL_R", "IDLE%",
+		"QUEUE", "NOW", "CREATED", "SELF", "LOCAL", "REMOTE", "IMMED", "REQ_SENT");
 	attroff(A_BOLD);
 	for (uint32_t i = 0; i < p->h.nworkers && y < LINES - 1; i++) {
 		const struct xs_stats_worker *w = &p->w[i];
 
-		mvprintw(y++, 0,
-			 "%-4u %-8u %4u %4u %9.0f %10llu %10llu %8llu %8llu %8llu %8llu %8llu %7llu "
-			 "%7llu %5.1f %5llu %-4s",
-			 i, w->tid, w->cpu, w->node, p->w_tasks_s[i],
-			 (unsigned long long)w->tasks_executed, (unsigned long long)w->tasks_created,
-			 (unsigned long long)w->tasks_self, (unsigned long long)w->tasks_local,
-			 (unsigned long long)w->tasks_remote, (unsigned long long)w->immediate,
-			 (unsigned long long)w->requests_sent, (unsigned long long)w->stolen_local,
-			 (unsigned long long)w->stolen_remote, p->w_idle_pct[i],
-			 (unsigned long long)w->queue_depth,
-			 w->flags & XS_STATS_W_IDLE ? "idle" : "busy");
+		top_put(y++,
+			"%-4u %-8u %4u %4u %9.0f %10llu %9llu %9llu %5.1f %5llu %-4s %10llu %8llu "
+			"%8llu %8llu %8llu %8llu",
+			i, w->tid, w->cpu, w->node, p->w_tasks_s[i],
+			(unsigned long long)w->tasks_executed, (unsigned long long)w->stolen_local,
+			(unsigned long long)w->stolen_remote, p->w_idle_pct[i],
+			(unsigned long long)w->queue_depth, w->flags & XS_STATS_W_IDLE ? "idle" : "busy",
+			(unsigned long long)w->tasks_created, (unsigned long long)w->tasks_self,
+			(unsigned long long)w->tasks_local, (unsigned long long)w->tasks_remote,
+			(unsigned long long)w->immediate, (unsigned long long)w->requests_sent);
 	}
 }
 
@@ -212,7 +256,7 @@ static void top_draw_cpu(struct top_ui *u)
 	int y = 0;
 
 	if (!d->present) {
-		mvprintw(0, 0, "victim tables come from xschedd, which is absent (%s)", d->why);
+		top_put(0, "victim tables come from xschedd, which is absent (%s)", d->why);
 		mvprintw(1, 0, "Esc: back   h help   q quit");
 		return;
 	}
@@ -248,8 +292,8 @@ static void top_draw_help(void)
 	static const char *const lines[] = {
 		"xsched-top help",
 		"",
-		"  q             quit",
-		"  h, ?          this help; any key returns",
+		"  q             quit (on this screen: back, like any key)",
+		"  h, ?          this help",
 		"  Up, Down      select a process",
 		"  Enter, w      the selected process's workers (detail view)",
 		"  c             the victim table of a CPU (xschedd); Left, Right: other CPU",
@@ -258,10 +302,11 @@ static void top_draw_help(void)
 		"  p             pause / resume refreshing",
 		"  d             set the delay between refreshes (seconds)",
 		"",
-		"Columns: TASKS/S tasks executed per second; STEAL_L, STEAL_R tasks stolen or",
-		"redirected per second to thieves on the same or another NUMA node; REQ_SENT,",
-		"REQ_HNDL steal requests sent and served; IMM% tasks run immediately (full",
-		"queue); IDLE% worker time spent waiting; DLB the balancing strategy.",
+		"Columns: /S per second over the last interval, _TOTAL since the start.",
+		"TASKS/S tasks executed; STEAL_L/S, STEAL_R/S tasks stolen or redirected to",
+		"thieves on the same or another NUMA node; IMM% of all tasks, run at once",
+		"(full queue); IDLE% of the last interval spent waiting; DLB the balancing",
+		"strategy; REQ_SENT_TOTAL, REQ_HNDL_TOTAL steal requests (wide screens).",
 		"CPU bars (from xschedd): # xsched workers, = other tasks, . idle; RQLAT the",
 		"mean run-queue latency.",
 	};
@@ -302,17 +347,25 @@ static void top_ask_delay(struct top_ui *u)
 	timeout(-1);
 	getnstr(buf, sizeof(buf) - 1);
 	noecho();
+	if (!buf[0]) {
+		top_message(u, "delay unchanged: %.1f s", u->o->delay_s);
+		return;
+	}
 	v = strtod(buf, &end);
-	if (end != buf && !*end && v >= 0.1 && v <= 3600)
+	if (end != buf && !*end && v >= 0.1 && v <= 3600) {
 		u->o->delay_s = v;
-	else
-		snprintf(u->msg, sizeof(u->msg), "delay '%.20s': expected 0.1..3600 seconds", buf);
+		top_message(u, "delay %.1f s", v);
+	} else {
+		top_message(u, "delay '%.20s' rejected: expected seconds in 0.1..3600; still %.1f s",
+			    buf, u->o->delay_s);
+	}
 }
 
 /* Handle key @k; returns 1 to quit, 2 when a fresh snapshot is wanted. */
 static int top_key(struct top_ui *u, int k)
 {
-	if (u->view == VIEW_HELP && k != 'q') {
+	/* Any key leaves the help screen, q too (as in top and htop). */
+	if (u->view == VIEW_HELP) {
 		u->view = u->back;
 		return 0;
 	}
@@ -327,7 +380,7 @@ static int top_key(struct top_ui *u, int k)
 	case 's':
 		u->o->sort = (u->o->sort + 1) % TOP_SORT_N;
 		top_snap_sort(&u->snap, u->o->sort);
-		snprintf(u->msg, sizeof(u->msg), "sorted by %s", top_sort_names[u->o->sort]);
+		top_message(u, "sorted by %s", top_sort_names[u->o->sort]);
 		break;
 	case 'p': u->paused = !u->paused; break;
 	case 'd': top_ask_delay(u); break;
@@ -386,7 +439,6 @@ int top_tui(struct top_opts *o)
 		int k;
 
 		top_draw(&u);
-		u.msg[0] = '\0';
 		now = top_now_ns();
 		timeout(now < next ? (int)((next - now) / 1000000) + 1 : 0);
 		k = getch();

@@ -11,6 +11,7 @@
  * a trace, 2 on a usage error.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +19,13 @@
 #include "plot.h"
 #include "summary.h"
 #include "trace.h"
+#include "../version.h"
 
 static void usage(FILE *out, int full)
 {
 	fprintf(out, "usage: xsched-trace summary [--json] FILE\n"
 		     "       xsched-trace plot FILE -o OUT.png [--width W] [--height H] [--layout]\n"
-		     "%s",
-		full ? "" : "       xsched-trace --help\n");
+		     "       xsched-trace --help | --version\n");
 	if (!full)
 		return;
 	fprintf(out,
@@ -39,16 +40,20 @@ static void usage(FILE *out, int full)
 		"         event open on its thread, so a row adds up to its span. THREAD's\n"
 		"         own time is the scheduler looking for work outside the others.\n"
 		"         --json: one JSON object, times in integer nanoseconds.\n"
-		"plot     a PNG of W x H pixels (default 1000 x 600; W %d..%d, H %d..%d):\n"
-		"         per-thread (W<tid>) stacked bars of those times, time on x,\n"
-		"         and tasks created vs executed per thread. --layout prints the\n"
-		"         pixel box of each thread's bars.\n"
+		"plot     a timeline, a PNG of W x H pixels (default 1000 x 600; W %d..%d,\n"
+		"         H %d..%d), drawn with cairo: time since the first event on x,\n"
+		"         one lane per thread (W<tid>) with its events where they happened,\n"
+		"         nested ones over their parents; each lane says the tasks the\n"
+		"         worker ran and the tasks thieves stole from it. --layout prints\n"
+		"         the time axis's pixel columns and each lane's pixel box.\n"
+		"         -o, --output OUT.png; -W, --width W; -H, --height H.\n"
 		"\n"
-		"colours: TASK green #2ca02c, TASK_CREATE blue #1f77b4, TASKWAIT orange\n"
-		"         #ff7f0e, STALL red #d62728, BARRIER purple #9467bd, THREAD grey\n"
-		"         #7f7f7f, OUTSIDE light grey #d9d9d9 (stacked in that order, left\n"
-		"         to right); created blue #1f77b4, executed green #2ca02c;\n"
-		"         background white.\n",
+		"colours: TASK green #2ca02c, TASK_CREATE (spawn) blue #1f77b4, TASKWAIT\n"
+		"         orange #ff7f0e, BARRIER purple #9467bd, STALL (idle, stealing)\n"
+		"         red #d62728, THREAD (scheduler) grey #7f7f7f; no event: white.\n"
+		"\n"
+		"FILE may also be a Chrome trace-event array ([...]) and may use B/E\n"
+		"(begin/end) events instead of X events.\n",
 		PLOT_MIN_W, PLOT_MAX_W, PLOT_MIN_H, PLOT_MAX_H);
 }
 
@@ -68,28 +73,22 @@ static int parse_dim(const char *opt, const char *v, int min, int max, int *out)
 	return 0;
 }
 
-/* "--name VALUE" or "--name=VALUE" at argv[*i]; NULL if it is not @name. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 int main(int argc, char **argv)
 {
-	const char *cmd, *file = NULL, *out = NULL, *v;
-	int json = 0, layout = 0, w = 1000, h = 600, missing = 0, ret = 1;
+	enum { OPT_LAYOUT = 256, OPT_JSON };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "width", required_argument, NULL, 'W' },
+		{ "height", required_argument, NULL, 'H' },
+		{ "layout", no_argument, NULL, OPT_LAYOUT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd, *file = NULL, *out = NULL, *wrong = "";
+	char prog[32];
+	int json = 0, layout = 0, w = 1000, h = 600, ret = 1, plot, c;
 	struct trace t;
 	char err[512];
 
@@ -102,52 +101,74 @@ int main(int argc, char **argv)
 		usage(stdout, 1);
 		return 0;
 	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		tool_version("xsched-trace");
+		return 0;
+	}
 	if (strcmp(cmd, "summary") && strcmp(cmd, "plot")) {
 		fprintf(stderr, "xsched-trace: unknown command '%s' (summary, plot, --help)\n", cmd);
 		return 2;
 	}
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	plot = !strcmp(cmd, "plot");
+	/* The options after the command, in any order with FILE; getopt's
+	 * messages name "xsched-trace plot" (argv[1] is its argv[0]). */
+	snprintf(prog, sizeof(prog), "xsched-trace %s", cmd);
+	argv[1] = prog;
+	optind = 1;
+	while ((c = getopt_long(argc - 1, argv + 1, "o:W:H:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			usage(stdout, 1);
 			return 0;
-		} else if (!strcmp(cmd, "summary") && !strcmp(a, "--json")) {
+		case 'V':
+			tool_version("xsched-trace");
+			return 0;
+		case OPT_JSON:
+			wrong = "--json";
+			if (plot)
+				goto only_for;
 			json = 1;
-		} else if (!strcmp(cmd, "plot") && !strcmp(a, "--layout")) {
-			layout = 1;
-		} else if (!strcmp(cmd, "plot") && !strcmp(a, "-o")) {
-			if (i + 1 >= argc)
-				missing = 1;
-			else
-				out = argv[++i];
-		} else if (!strcmp(cmd, "plot") && (v = opt_value(argc, argv, &i, "--width", &missing))) {
-			if (parse_dim("--width", v, PLOT_MIN_W, PLOT_MAX_W, &w))
-				return 2;
-		} else if (!strcmp(cmd, "plot") &&
-			   (v = opt_value(argc, argv, &i, "--height", &missing))) {
-			if (parse_dim("--height", v, PLOT_MIN_H, PLOT_MAX_H, &h))
-				return 2;
-		} else if (missing) {
 			break;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "xsched-trace %s: unknown option '%s'\n", cmd, a);
+		case OPT_LAYOUT:
+			wrong = "--layout";
+			if (!plot)
+				goto only_for;
+			layout = 1;
+			break;
+		case 'o':
+			wrong = "-o/--output";
+			if (!plot)
+				goto only_for;
+			out = optarg;
+			break;
+		case 'W':
+			wrong = "-W/--width";
+			if (!plot)
+				goto only_for;
+			if (parse_dim("--width", optarg, PLOT_MIN_W, PLOT_MAX_W, &w))
+				return 2;
+			break;
+		case 'H':
+			wrong = "-H/--height";
+			if (!plot)
+				goto only_for;
+			if (parse_dim("--height", optarg, PLOT_MIN_H, PLOT_MAX_H, &h))
+				return 2;
+			break;
+		default:
 			usage(stderr, 0);
 			return 2;
-		} else if (file) {
-			fprintf(stderr, "xsched-trace %s: one FILE only ('%s', '%s')\n", cmd, file, a);
-			return 2;
-		} else {
-			file = a;
 		}
-		if (missing)
-			break;
 	}
-	if (missing) {
-		fprintf(stderr, "xsched-trace %s: an option needs a value\n", cmd);
-		return 2;
+	for (int i = optind + 1; i < argc; i++) {
+		if (file) {
+			fprintf(stderr, "xsched-trace %s: one FILE only ('%s', '%s')\n", cmd, file,
+				argv[i]);
+			return 2;
+		}
+		file = argv[i];
 	}
-	if (!file || (!strcmp(cmd, "plot") && !out)) {
+	if (!file || (plot && !out)) {
 		fprintf(stderr, "xsched-trace %s: %s\n", cmd,
 			!file ? "no FILE given" : "no output given (-o OUT.png)");
 		usage(stderr, 0);
@@ -177,6 +198,10 @@ int main(int argc, char **argv)
 	}
 	ret = 0;
 	goto out;
+only_for:
+	fprintf(stderr, "xsched-trace %s: option %s is for %s\n", cmd, wrong,
+		plot ? "summary" : "plot");
+	return 2;
 fail:
 	fprintf(stderr, "xsched-trace: %s\n", err);
 out:

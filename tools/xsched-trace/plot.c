@@ -1,36 +1,42 @@
 // SPDX-License-Identifier: MIT
 /*
- * plot.c - `xsched-trace plot` (plot.h): layout, axes, bars, legend.
+ * plot.c - `xsched-trace plot` (plot.h): the timeline, with cairo.
  */
+#include <cairo/cairo.h> /* no -I needed: its own includes are quoted */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "canvas.h"
 #include "plot.h"
-#include "png.h"
 
 const unsigned int plot_color[TK_NCOLUMNS] = {
-	[TK_THREAD] = 0x7f7f7f,	     [TK_TASK] = 0x2ca02c,  [TK_TASK_CREATE] = 0x1f77b4,
-	[TK_TASKWAIT] = 0xff7f0e,    [TK_BARRIER] = 0x9467bd, [TK_STALL] = 0xd62728,
-	[TK_OUTSIDE] = 0xd9d9d9,
+	[TK_THREAD] = 0x7f7f7f,	  [TK_TASK] = 0x2ca02c,    [TK_TASK_CREATE] = 0x1f77b4,
+	[TK_TASKWAIT] = 0xff7f0e, [TK_BARRIER] = 0x9467bd, [TK_STALL] = 0xd62728,
+	[TK_OUTSIDE] = 0xffffff,
 };
 
 const char *const plot_color_name[TK_NCOLUMNS] = {
-	[TK_THREAD] = "grey",	   [TK_TASK] = "green", [TK_TASK_CREATE] = "blue",
+	[TK_THREAD] = "grey",	  [TK_TASK] = "green",	    [TK_TASK_CREATE] = "blue",
 	[TK_TASKWAIT] = "orange", [TK_BARRIER] = "purple", [TK_STALL] = "red",
-	[TK_OUTSIDE] = "light grey",
+	[TK_OUTSIDE] = "white",
 };
 
-/* Stacking order of the state bars, left to right. */
-static const int plot_order[TK_NCOLUMNS] = {
-	TK_TASK, TK_TASK_CREATE, TK_TASKWAIT, TK_STALL, TK_BARRIER, TK_THREAD, TK_OUTSIDE,
+/* What the legend calls each kind, in its order. */
+static const struct {
+	int kind;
+	const char *label;
+} plot_legend[] = {
+	{ TK_TASK, "task" },		{ TK_TASK_CREATE, "spawn" },
+	{ TK_TASKWAIT, "taskwait" },	{ TK_BARRIER, "barrier" },
+	{ TK_STALL, "idle / stealing" }, { TK_THREAD, "scheduler" },
 };
 
-#define INK 0x000000
-#define GRID 0xeeeeee
+static void plot_rgb(cairo_t *cr, unsigned int c)
+{
+	cairo_set_source_rgb(cr, ((c >> 16) & 255) / 255.0, ((c >> 8) & 255) / 255.0,
+			     (c & 255) / 255.0);
+}
 
 /* A "nice" tick step (1, 2 or 5 times a power of ten) for about @n ticks. */
 static double plot_step(double max, int n)
@@ -46,220 +52,175 @@ static double plot_step(double max, int n)
 	return 10 * p;
 }
 
-static void plot_number(char *buf, size_t n, double v)
+/* The unit for a span of @ns nanoseconds, and nanoseconds per unit. */
+static const char *plot_unit(double ns, double *per)
 {
-	if (v == floor(v) && fabs(v) < 1e9)
-		snprintf(buf, n, "%.0f", v);
-	else
-		snprintf(buf, n, "%.3g", v);
+	if (ns >= 2e9)
+		return *per = 1e9, "s";
+	if (ns >= 2e6)
+		return *per = 1e6, "ms";
+	if (ns >= 2e3)
+		return *per = 1e3, "us";
+	return *per = 1, "ns";
 }
 
-/*
- * An x axis under a panel: line, ticks, grid lines up through the panel
- * and labels, for values 0..@max drawn over pixels @x0..@x0+@pw.
- */
-static void plot_axis(struct canvas *c, int x0, int pw, int ytop, int yaxis, int s, double max,
-		      double unit)
+static void plot_text(cairo_t *cr, double x, double y, double align, const char *s)
 {
-	char label[32];
-	int nticks = pw / (FONT_CELL_W(s) * 8);
-	double step = plot_step(max / unit, nticks < 2 ? 2 : nticks);
+	cairo_text_extents_t e;
 
-	canvas_fill(c, x0, yaxis, pw + 1, 1, INK);
-	for (int i = 0;; i++) {
-		double v = i * step;
-		int x = x0 + (int)lround(v * unit / max * pw);
+	cairo_text_extents(cr, s, &e);
+	cairo_move_to(cr, x - align * e.x_advance, y);
+	cairo_show_text(cr, s);
+}
 
-		if (v * unit > max * (1 + 1e-9))
-			break;
-		if (i)
-			canvas_fill(c, x, ytop, 1, yaxis - ytop, GRID);
-		canvas_fill(c, x, yaxis, 1, 3 * s, INK);
-		plot_number(label, sizeof(label), v);
-		canvas_text(c, x - canvas_text_width(s, label) / 2, yaxis + 4 * s, s, label, INK);
+static void plot_head(cairo_t *cr, const struct trace *t, int w, double span_ns)
+{
+	const char *base = strrchr(t->path, '/');
+	double per, x = 10;
+	char title[320];
+	const char *unit = plot_unit(span_ns, &per);
+
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+	cairo_set_font_size(cr, 14);
+	plot_rgb(cr, 0);
+	snprintf(title, sizeof(title), "xsched timeline: %.200s, %zu threads, %.3g %s",
+		 base ? base + 1 : t->path, t->nthr, span_ns / per, unit);
+	plot_text(cr, w / 2.0, 20, 0.5, title);
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
+			       CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, 11);
+	for (size_t i = 0; i < sizeof(plot_legend) / sizeof(plot_legend[0]); i++) {
+		cairo_text_extents_t e;
+
+		plot_rgb(cr, plot_color[plot_legend[i].kind]);
+		cairo_rectangle(cr, x, 30, 10, 10);
+		cairo_fill(cr);
+		plot_rgb(cr, 0);
+		cairo_text_extents(cr, plot_legend[i].label, &e);
+		cairo_move_to(cr, x + 14, 39);
+		cairo_show_text(cr, plot_legend[i].label);
+		x += 14 + e.x_advance + 14;
 	}
+}
+
+/* Ticks, grid and labels of the time axis under lanes [y0, y1]. */
+static void plot_axis(cairo_t *cr, double x0, double x1, double y0, double y1, double span_ns)
+{
+	double per, step, scale = (x1 - x0) / span_ns;
+	const char *unit = plot_unit(span_ns, &per);
+	char label[64];
+
+	step = plot_step(span_ns / per, (int)((x1 - x0) / 90)) * per;
+	cairo_set_line_width(cr, 1);
+	for (double v = 0; v <= span_ns * (1 + 1e-9); v += step) {
+		double x = floor(x0 + v * scale) + 0.5;
+
+		plot_rgb(cr, 0xdddddd);
+		cairo_move_to(cr, x, y0);
+		cairo_line_to(cr, x, y1);
+		cairo_stroke(cr);
+		plot_rgb(cr, 0);
+		cairo_move_to(cr, x, y1);
+		cairo_line_to(cr, x, y1 + 4);
+		cairo_stroke(cr);
+		snprintf(label, sizeof(label), "%.4g", v / per);
+		plot_text(cr, x, y1 + 15, 0.5, label);
+	}
+	cairo_move_to(cr, x0, floor(y1) + 0.5);
+	cairo_line_to(cr, x1, floor(y1) + 0.5);
+	cairo_stroke(cr);
+	snprintf(label, sizeof(label), "time since the first event (%s)", unit);
+	plot_text(cr, (x0 + x1) / 2, y1 + 30, 0.5, label);
+}
+
+static void plot_lane(cairo_t *cr, const struct trace_thread *thr, int64_t origin, double scale,
+		      int x0, int x1, int y0, int y1)
+{
+	char label[96];
+
+	/* Parents first (trace_summarize() sorted them): nested events are
+	 * painted over their parents. At least a pixel each. */
+	for (size_t i = 0; i < thr->n; i++) {
+		const struct trace_event *ev = &thr->ev[i];
+		double a = floor(x0 + (double)(ev->start - origin) * scale);
+		double b = floor(x0 + (double)(ev->end - origin) * scale);
+
+		if (b <= a)
+			b = a + 1;
+		if (b > x1 + 1)
+			b = x1 + 1;
+		plot_rgb(cr, plot_color[ev->kind]);
+		cairo_rectangle(cr, a, y0, b - a, y1 - y0 + 1);
+		cairo_fill(cr);
+	}
+	plot_rgb(cr, 0);
+	cairo_set_font_size(cr, 11);
+	snprintf(label, sizeof(label), "%.40s", thr->name);
+	plot_text(cr, x0 - 6, (y0 + y1) / 2.0 - 1, 1, label);
+	cairo_set_font_size(cr, 9);
+	if (thr->has_counters)
+		snprintf(label, sizeof(label), "ran %llu, stolen %llu",
+			 (unsigned long long)thr->counter_executed,
+			 (unsigned long long)thr->counter_stolen);
+	else
+		snprintf(label, sizeof(label), "ran %llu", (unsigned long long)thr->executed);
+	plot_text(cr, x0 - 6, (y0 + y1) / 2.0 + 10, 1, label);
 }
 
 int plot_write(const struct trace *t, const char *out, int w, int h, FILE *layout, char *err,
 	       size_t errlen)
 {
-	const int n = (int)t->nthr;
-	struct canvas c;
-	char label[64];
-	int s, cw, ch, pad, left, right, y, x, pw, rows_h, h1, h2, pitch1, pitch2, legend_rows;
-	double max_span = 0, max_count = 0, unit;
-	const char *unit_name;
-	int ret = -1;
+	const int left = 130, right = 16, top = 50, bottom = 44;
+	cairo_surface_t *s;
+	cairo_status_t st;
+	int64_t first, last;
+	double span, scale, lane_h;
+	cairo_t *cr;
+	int x0 = left, x1 = w - right - 1, ret = 0;
 
-	if (!n) {
-		snprintf(err, errlen, "%s: no events to plot", t->path);
-		return -1;
+	trace_extent(t, &first, &last);
+	span = last > first ? (double)(last - first) : 1;
+	scale = (x1 - x0 + 1) / span;
+	s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	cr = cairo_create(s);
+	cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
+	plot_rgb(cr, 0xffffff);
+	cairo_paint(cr);
+	plot_head(cr, t, w, span);
+	/* The grid first: lanes paint over it, the gaps between them show it. */
+	cairo_set_font_size(cr, 10);
+	plot_axis(cr, x0, x1 + 1, top - 2, h - bottom + 1, span);
+	lane_h = t->nthr ? (double)(h - top - bottom) / (double)t->nthr : 0;
+	if (layout)
+		fprintf(layout, "plot %d %d %lld %lld\n", x0, x1, (long long)first,
+			(long long)last);
+	for (size_t i = 0; i < t->nthr; i++) {
+		int y0 = top + (int)floor(lane_h * (double)i);
+		int y1 = top + (int)floor(lane_h * (double)(i + 1)) - 1 - (lane_h >= 6 ? 2 : 0);
+
+		if (y1 < y0)
+			y1 = y0;
+		plot_lane(cr, &t->thr[i], first, scale, x0, x1, y0, y1);
+		if (layout)
+			fprintf(layout, "thread %lld lane %d %d %d %d\n", (long long)t->thr[i].tid,
+				x0, x1, y0, y1);
 	}
-	s = w >= 800 && h >= 480 ? 2 : 1;
-	cw = FONT_CELL_W(s);
-	ch = FONT_CELL_H(s);
-	pad = 4 * s;
-
-	/* Left margin: the longest thread label. */
-	left = 0;
-	for (int i = 0; i < n; i++) {
-		snprintf(label, sizeof(label), "W%" PRId64, t->thr[i].tid);
-		if (canvas_text_width(s, label) > left)
-			left = canvas_text_width(s, label);
+	cairo_save(cr);
+	cairo_translate(cr, 12, top + (h - top - bottom) / 2.0);
+	cairo_rotate(cr, -M_PI / 2);
+	cairo_set_font_size(cr, 11);
+	plot_text(cr, 0, 0, 0.5, "worker (thread)");
+	cairo_restore(cr);
+	cairo_destroy(cr);
+	st = cairo_surface_status(s);
+	if (st == CAIRO_STATUS_SUCCESS)
+		st = cairo_surface_write_to_png(s, out);
+	if (st != CAIRO_STATUS_SUCCESS) {
+		snprintf(err, errlen, "%s: cannot write: %s", out,
+			 st == CAIRO_STATUS_WRITE_ERROR ? strerror(errno ? errno : EIO)
+							: cairo_status_to_string(st));
+		ret = -1;
 	}
-	left += 2 * pad;
-	right = 3 * cw; /* room for the last tick label */
-	pw = w - left - right;
-
-	/* Legend rows: how many lines the seven entries need at this width. */
-	legend_rows = 1;
-	x = pad;
-	for (int k = 0; k < TK_NCOLUMNS; k++) {
-		int iw = ch + canvas_text_width(s, trace_kind_names[plot_order[k]]) + 2 * cw;
-
-		if (x + iw > w - pad && x > pad) {
-			legend_rows++;
-			x = pad;
-		}
-		x += iw;
-	}
-
-	/* Fixed heights: legend, two titles, two axes with labels, padding. */
-	rows_h = h - (pad + legend_rows * ch + pad) - 2 * (ch + pad) - 2 * (ch + 6 * s) - 2 * pad;
-	h1 = rows_h * 55 / 100;
-	h2 = rows_h - h1;
-	pitch1 = h1 / n;
-	pitch2 = h2 / n;
-	if (pw < 40 || pitch1 < 3 || pitch2 < 4) {
-		snprintf(err, errlen,
-			 "%s: a %dx%d picture is too small for the %d threads of %s (each needs "
-			 "3 + 4 rows of pixels, and the labels around them)",
-			 out, w, h, n, t->path);
-		return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		const struct trace_thread *thr = &t->thr[i];
-
-		if (thr->last - thr->first > max_span)
-			max_span = (double)(thr->last - thr->first);
-		if (thr->created > max_count)
-			max_count = (double)thr->created;
-		if (thr->executed > max_count)
-			max_count = (double)thr->executed;
-	}
-	if (max_span <= 0)
-		max_span = 1;
-	if (max_count <= 0)
-		max_count = 1;
-	if (max_span >= 1e9)
-		unit = 1e9, unit_name = "SECONDS";
-	else if (max_span >= 1e6)
-		unit = 1e6, unit_name = "MILLISECONDS";
-	else
-		unit = 1e3, unit_name = "MICROSECONDS";
-
-	if (canvas_init(&c, w, h, PLOT_BACKGROUND)) {
-		snprintf(err, errlen, "%s: out of memory for a %dx%d picture", out, w, h);
-		return -1;
-	}
-
-	/* Legend. */
-	y = pad;
-	x = pad;
-	for (int k = 0; k < TK_NCOLUMNS; k++) {
-		int kind = plot_order[k];
-		int iw = ch + canvas_text_width(s, trace_kind_names[kind]) + 2 * cw;
-
-		if (x + iw > w - pad && x > pad) {
-			y += ch;
-			x = pad;
-		}
-		canvas_fill(&c, x, y, 7 * s, 7 * s, plot_color[kind]);
-		canvas_text(&c, x + 7 * s + cw / 2, y, s, trace_kind_names[kind], INK);
-		x += iw;
-	}
-	y += ch + pad;
-
-	/* Panel 1: exclusive time per state, stacked. */
-	snprintf(label, sizeof(label), "TIME PER THREAD (%s)", unit_name);
-	canvas_text(&c, left, y, s, label, INK);
-	y += ch + pad;
-	{
-		int ytop = y, yaxis = y + pitch1 * n;
-
-		plot_axis(&c, left, pw, ytop, yaxis, s, max_span, unit);
-		canvas_fill(&c, left - 1, ytop, 1, yaxis - ytop, INK);
-		for (int i = 0; i < n; i++) {
-			const struct trace_thread *thr = &t->thr[i];
-			int by = ytop + i * pitch1 + pitch1 / 6, bh = pitch1 - 2 * (pitch1 / 6);
-			int64_t cum = 0;
-			int prev = 0;
-
-			snprintf(label, sizeof(label), "W%" PRId64, thr->tid);
-			canvas_text(&c, left - pad - canvas_text_width(s, label),
-				    by + (bh - 7 * s) / 2, s, label, INK);
-			for (int k = 0; k < TK_NCOLUMNS; k++) {
-				int kind = plot_order[k], xk;
-
-				/* Cumulative rounding: segments tile the bar. */
-				cum += thr->excl[kind];
-				xk = (int)lround((double)cum / max_span * pw);
-				if (xk == 0 && thr->excl[kind] > 0)
-					xk = 1; /* a span too short for a pixel still shows */
-				canvas_fill(&c, left + prev, by, xk - prev, bh, plot_color[kind]);
-				if (xk > prev)
-					prev = xk;
-			}
-			if (layout)
-				fprintf(layout, "thread %" PRId64 " state-bar %d %d %d %d\n",
-					thr->tid, left, left + pw - 1, by, by + bh - 1);
-		}
-		y = yaxis + ch + 6 * s + pad;
-	}
-
-	/* Panel 2: tasks created and executed. */
-	x = left;
-	x += canvas_text(&c, x, y, s, "TASKS ", INK);
-	canvas_fill(&c, x, y, 7 * s, 7 * s, PLOT_CREATED);
-	x += 7 * s + cw / 2;
-	x += canvas_text(&c, x, y, s, "CREATED ", INK);
-	canvas_fill(&c, x, y, 7 * s, 7 * s, PLOT_EXECUTED);
-	x += 7 * s + cw / 2;
-	canvas_text(&c, x, y, s, "EXECUTED PER THREAD", INK);
-	y += ch + pad;
-	{
-		int ytop = y, yaxis = y + pitch2 * n;
-
-		plot_axis(&c, left, pw, ytop, yaxis, s, max_count, 1);
-		canvas_fill(&c, left - 1, ytop, 1, yaxis - ytop, INK);
-		for (int i = 0; i < n; i++) {
-			const struct trace_thread *thr = &t->thr[i];
-			int gap = pitch2 / 8, bh = (pitch2 - 2 * gap) / 2;
-			int by = ytop + i * pitch2 + gap;
-			int xc = (int)lround((double)thr->created / max_count * pw);
-			int xe = (int)lround((double)thr->executed / max_count * pw);
-
-			if (thr->created && !xc)
-				xc = 1;
-			if (thr->executed && !xe)
-				xe = 1;
-			snprintf(label, sizeof(label), "W%" PRId64, thr->tid);
-			canvas_text(&c, left - pad - canvas_text_width(s, label),
-				    by + (2 * bh - 7 * s) / 2, s, label, INK);
-			canvas_fill(&c, left, by, xc, bh, PLOT_CREATED);
-			canvas_fill(&c, left, by + bh, xe, bh, PLOT_EXECUTED);
-			if (layout)
-				fprintf(layout, "thread %" PRId64 " count-bars %d %d %d %d\n",
-					thr->tid, left, left + pw - 1, by, by + 2 * bh - 1);
-		}
-	}
-
-	int err_png = png_write(out, c.rgb, (uint32_t)w, (uint32_t)h);
-
-	if (err_png)
-		snprintf(err, errlen, "%s: cannot write: %s", out, strerror(-err_png));
-	else
-		ret = 0;
-	canvas_free(&c);
+	cairo_surface_destroy(s);
 	return ret;
 }

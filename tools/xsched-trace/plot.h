@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plot.h - `xsched-trace plot`: the picture of a summarized trace.
+ * plot.h - `xsched-trace plot`: a timeline of a summarized trace, drawn
+ * with cairo into a PNG.
  *
- * Top panel: one horizontal bar per thread, its span split into the
- * exclusive times of the states, stacked left to right in the order of
- * plot_order[] (time on x, in the unit the axis names). Bottom panel: two
- * bars per thread, tasks created (upper) and executed (lower).
+ * Time runs on x, from the trace's first event to its last, in the unit
+ * the axis names (ns, us, ms or s since the first event). Each thread
+ * (worker) has a lane; its events are drawn where they happened, parents
+ * first and nested events over them, so what shows at an instant is the
+ * innermost event (trace.h): TASK green, TASK_CREATE blue, TASKWAIT
+ * orange, BARRIER purple, STALL red (idle: looking for work to steal),
+ * THREAD grey (the scheduler between those), white outside any event. An
+ * event shorter than a pixel still gets one pixel. A lane's label gives the
+ * worker, the tasks it ran and the tasks thieves stole from it (from the
+ * counters, when the file has them). A title, a legend and axis labels
+ * with units are drawn above and around.
  */
 #ifndef XSCHED_TRACE_PLOT_H
 #define XSCHED_TRACE_PLOT_H
@@ -19,19 +27,15 @@
 #define PLOT_MAX_W 8192
 #define PLOT_MAX_H 8192
 
-#define PLOT_BACKGROUND 0xffffff
-#define PLOT_CREATED 0x1f77b4
-#define PLOT_EXECUTED 0x2ca02c
-
-/* Colour of each column of the summary (TK_OUTSIDE included). */
+/* Colour (0xRRGGBB) and name of each event kind; TK_OUTSIDE: background. */
 extern const unsigned int plot_color[TK_NCOLUMNS];
 extern const char *const plot_color_name[TK_NCOLUMNS];
 
 /*
  * Draw @t (summarized) into a @w x @h PNG at @out. With @layout non-NULL,
- * print there, per thread, "thread TID state-bar X0 X1 Y0 Y1" and
- * "thread TID count-bars X0 X1 Y0 Y1": the pixel boxes (inclusive) its
- * bars may occupy.
+ * print there "plot X0 X1 T0_NS T1_NS" (the pixel columns of the time
+ * axis and the times at its ends) and per thread "thread TID lane X0 X1
+ * Y0 Y1": the pixel box (inclusive) its lane occupies.
  * Returns 0, or -1 after writing a message to @err.
  */
 int plot_write(const struct trace *t, const char *out, int w, int h, FILE *layout, char *err,

@@ -23,6 +23,7 @@ static void summary_total(const struct trace *t, struct trace_thread *tot)
 		tot->executed += thr->executed;
 		tot->counter_executed += thr->counter_executed;
 		tot->events_dropped += thr->events_dropped;
+		tot->events_short += thr->events_short;
 		tot->has_counters |= thr->has_counters;
 	}
 }
@@ -68,8 +69,10 @@ void summary_text(const struct trace *t, FILE *out)
 			tot.events_dropped);
 	else if (tot.has_counters && tot.counter_executed != tot.executed)
 		fprintf(out, "\nnote: the workers' counters say %" PRIu64
-			     " tasks executed, the events %" PRIu64 "\n",
-			tot.counter_executed, tot.executed);
+			     " tasks executed, the events %" PRIu64 "%s\n",
+			tot.counter_executed, tot.executed,
+			tot.events_short ? ": events shorter than XSCHED_PROFILE_MIN_NS were left "
+					   "out (their time counts for the enclosing event)" : "");
 }
 
 static void json_str(FILE *out, const char *s)

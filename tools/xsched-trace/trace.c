@@ -70,6 +70,50 @@ static int trace_us(struct json *j, size_t at, const char *key, double us, int64
 	return 0;
 }
 
+/* Append @ev to the array *@v of *@n (capacity *@cap). */
+static int trace_push(struct trace_event **v, size_t *n, size_t *cap, struct trace_event ev)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 256;
+		struct trace_event *p = realloc(*v, c * sizeof(*p));
+
+		if (!p)
+			return -1;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*n)++] = ev;
+	return 0;
+}
+
+/* An "E" event: ends the innermost open "B" of its thread. */
+static int trace_end_event(struct trace *t, struct json *j, size_t at, double tid, double ts,
+			   const char *name)
+{
+	struct trace_thread *thr = trace_thread_get(t, j, at, tid);
+	struct trace_event ev;
+
+	if (!thr)
+		return -1;
+	if (!thr->nopen)
+		return json_fail_at(j, at, "\"E\" event on tid %lld with no open \"B\" event",
+				    (long long)thr->tid);
+	ev = thr->open[thr->nopen - 1];
+	if (name && *name && strcmp(name, trace_kind_names[ev.kind]))
+		return json_fail_at(j, at, "\"E\" event \"%s\" ends the open \"B\" event \"%s\"",
+				    name, trace_kind_names[ev.kind]);
+	if (trace_us(j, at, "ts", ts, &ev.end))
+		return -1;
+	if (ev.end < ev.start)
+		return json_fail_at(j, at, "\"E\" event at %g us before its \"B\"", ts);
+	thr->nopen--;
+	if (trace_push(&thr->ev, &thr->n, &thr->cap, ev))
+		return json_fail_at(j, at, "out of memory after %llu events",
+				    (unsigned long long)t->nevents);
+	t->nevents++;
+	return 0;
+}
+
 /* One element of "traceEvents". */
 static int trace_read_event(struct trace *t, struct json *j)
 {
@@ -138,11 +182,19 @@ static int trace_read_event(struct trace *t, struct json *j)
 		}
 		return 0;
 	}
-	if (strcmp(ph, "X"))
-		return json_fail_at(j, at, "event with \"ph\" \"%s\": only \"X\" and \"M\" are accepted",
+	if (strcmp(ph, "X") && strcmp(ph, "B") && strcmp(ph, "E"))
+		return json_fail_at(j, at,
+				    "event with \"ph\" \"%s\": only \"X\", \"B\", \"E\" and \"M\" "
+				    "are accepted",
 				    ph);
-	if (!has_name || !has_tid || !has_ts || !has_dur)
-		return json_fail_at(j, at, "\"X\" event without \"%s\"",
+	if (!strcmp(ph, "E")) {
+		if (!has_tid || !has_ts)
+			return json_fail_at(j, at, "\"E\" event without \"%s\"",
+					    !has_tid ? "tid" : "ts");
+		return trace_end_event(t, j, at, tid, ts, has_name ? name : NULL);
+	}
+	if (!has_name || !has_tid || !has_ts || (ph[0] == 'X' && !has_dur))
+		return json_fail_at(j, at, "\"%s\" event without \"%s\"", ph,
 				    !has_name ? "name" : !has_tid ? "tid" : !has_ts ? "ts" : "dur");
 	for (int k = 0; k < TK_NKINDS; k++)
 		if (!strcmp(name, trace_kind_names[k]))
@@ -158,20 +210,16 @@ static int trace_read_event(struct trace *t, struct json *j)
 	struct trace_event ev = { .kind = (uint32_t)kind };
 	int64_t d = 0;
 
-	if (trace_us(j, at, "ts", ts, &ev.start) || trace_us(j, at, "dur", dur, &d))
+	if (trace_us(j, at, "ts", ts, &ev.start) ||
+	    (ph[0] == 'X' && trace_us(j, at, "dur", dur, &d)))
 		return -1;
 	ev.end = ev.start + d;
-	if (thr->n == thr->cap) {
-		size_t cap = thr->cap ? 2 * thr->cap : 256;
-		struct trace_event *n = realloc(thr->ev, cap * sizeof(*n));
-
-		if (!n)
-			return json_fail_at(j, at, "out of memory after %llu events",
-					    (unsigned long long)t->nevents);
-		thr->ev = n;
-		thr->cap = cap;
-	}
-	thr->ev[thr->n++] = ev;
+	if (ph[0] == 'B')
+		return trace_push(&thr->open, &thr->nopen, &thr->capopen, ev) ?
+			       json_fail_at(j, at, "out of memory") : 0;
+	if (trace_push(&thr->ev, &thr->n, &thr->cap, ev))
+		return json_fail_at(j, at, "out of memory after %llu events",
+				    (unsigned long long)t->nevents);
 	t->nevents++;
 	return 0;
 }
@@ -181,7 +229,7 @@ static int trace_read_counters(struct trace *t, struct json *j)
 {
 	char key[64];
 	double v, worker = -1;
-	uint64_t executed = 0, dropped = 0;
+	uint64_t executed = 0, dropped = 0, stolen = 0, shorts = 0;
 	int more;
 	size_t at;
 	struct trace_thread *thr;
@@ -202,6 +250,10 @@ static int trace_read_counters(struct trace *t, struct json *j)
 			worker = v;
 		else if (!strcmp(key, "events_dropped"))
 			dropped = (uint64_t)v;
+		else if (!strcmp(key, "events_short"))
+			shorts = (uint64_t)v;
+		else if (!strcmp(key, "stolen_local") || !strcmp(key, "stolen_remote"))
+			stolen += (uint64_t)v;
 		else if (!strcmp(key, "tasks_self") || !strcmp(key, "tasks_local") ||
 			 !strcmp(key, "tasks_remote") || !strcmp(key, "immediate"))
 			executed += (uint64_t)v;
@@ -215,6 +267,8 @@ static int trace_read_counters(struct trace *t, struct json *j)
 	thr->has_counters = 1;
 	thr->counter_executed = executed;
 	thr->events_dropped = dropped;
+	thr->counter_stolen = stolen;
+	thr->events_short = shorts;
 	return 0;
 }
 
@@ -272,6 +326,8 @@ static int trace_read(struct trace *t, struct json *j)
 
 	if (!json_peek(j) && !j->failed)
 		return json_fail_at(j, j->pos, "empty file, expected a JSON object");
+	if (json_peek(j) == '[') /* the Chrome array form: the events alone */
+		return trace_read_array(t, j, trace_read_event, "the trace") || json_end(j) ? -1 : 0;
 	if (json_expect(j, '{'))
 		return -1;
 	if (json_peek(j) == '}') {
@@ -306,9 +362,35 @@ static int trace_by_tid(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
+int trace_parse(struct trace *t, const char *path, const char *buf, size_t len, char *err,
+		size_t errlen)
 {
 	struct json j;
+
+	memset(t, 0, sizeof(*t));
+	t->path = path;
+	json_init(&j, buf, len);
+	if (trace_read(t, &j) == 0) {
+		for (size_t i = 0; i < t->nthr && !j.failed; i++)
+			if (t->thr[i].nopen)
+				json_fail_at(&j, len, "tid %lld: %zu \"B\" events never ended",
+					     (long long)t->thr[i].tid, t->thr[i].nopen);
+	}
+	if (j.failed) {
+		size_t line, col;
+
+		json_line_col(&j, j.err_pos, &line, &col);
+		snprintf(err, errlen, "%s:%zu:%zu: byte %zu: %s", path, line, col, j.err_pos,
+			 j.err);
+		trace_free(t);
+		return -1;
+	}
+	qsort(t->thr, t->nthr, sizeof(*t->thr), trace_by_tid);
+	return 0;
+}
+
+int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
+{
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
@@ -344,17 +426,9 @@ int trace_load(struct trace *t, const char *path, char *err, size_t errlen)
 			break; /* shrank under us: parse what is there */
 		got += (size_t)n;
 	}
-	json_init(&j, buf, got);
-	if (trace_read(t, &j)) {
-		size_t line, col;
-
-		json_line_col(&j, j.err_pos, &line, &col);
-		snprintf(err, errlen, "%s:%zu:%zu: byte %zu: %s", path, line, col, j.err_pos,
-			 j.err);
-		goto out;
-	}
-	qsort(t->thr, t->nthr, sizeof(*t->thr), trace_by_tid);
-	ret = 0;
+	close(fd);
+	fd = -1;
+	ret = trace_parse(t, path, buf, got, err, errlen);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -366,8 +440,10 @@ out:
 
 void trace_free(struct trace *t)
 {
-	for (size_t i = 0; i < t->nthr; i++)
+	for (size_t i = 0; i < t->nthr; i++) {
 		free(t->thr[i].ev);
+		free(t->thr[i].open);
+	}
 	free(t->thr);
 	t->thr = NULL;
 	t->nthr = 0;

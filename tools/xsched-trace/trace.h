@@ -8,9 +8,11 @@
  * "ph":"M" thread_name event and any number of "ph":"X" complete events
  * per worker (tid), timestamps and durations in microseconds with three
  * decimals, and the per-worker counters under "xsched". trace_load()
- * accepts exactly that shape (any JSON whitespace, any key order, unknown
- * keys skipped) and rejects anything else with the file, line, column and
- * byte offset of the problem.
+ * accepts that shape (any JSON whitespace, any key order, unknown keys
+ * skipped), the Chrome array form (the events as a top-level array), and
+ * "ph":"B"/"E" begin/end pairs besides "X" (an E ends the innermost open B
+ * of its thread; its name, if any, must match). It rejects anything else
+ * with the file, line, column and byte offset of the problem.
  *
  * Nesting. Events of one thread nest: TASK inside TASKWAIT (a task run
  * while joining), TASK inside TASK_CREATE (a full queue runs the child at
@@ -52,10 +54,14 @@ struct trace_thread {
 	char name[64];
 	struct trace_event *ev;
 	size_t n, cap;
+	struct trace_event *open; /* B events not yet ended, innermost last */
+	size_t nopen, capopen;
 	/* From the "xsched" counters, when the file has them for this tid. */
 	int has_counters;
 	uint64_t counter_executed; /* tasks_self+tasks_local+tasks_remote+immediate */
 	uint64_t events_dropped;
+	uint64_t events_short;     /* left out: shorter than XSCHED_PROFILE_MIN_NS */
+	uint64_t counter_stolen;   /* stolen_local+stolen_remote: taken by thieves */
 
 	/* Filled by trace_summarize(). */
 	int64_t first, last;          /* span: first start .. last end */
@@ -75,6 +81,11 @@ struct trace {
 /* Load @path into @t. Returns 0, or -1 after writing one line to @err
  * (capacity @errlen) that names the file and the position. */
 int trace_load(struct trace *t, const char *path, char *err, size_t errlen);
+
+/* The same from @len bytes at @buf (no NUL needed), naming @path in errors:
+ * a pure function of the buffer (the fuzz target's entry point). */
+int trace_parse(struct trace *t, const char *path, const char *buf, size_t len, char *err,
+		size_t errlen);
 void trace_free(struct trace *t);
 
 /* Sort every thread's events and compute the per-thread summary fields.

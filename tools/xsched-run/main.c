@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "needed.h"
+#include "../version.h"
 
 static void usage(FILE *out)
 {
@@ -35,6 +37,7 @@ static void usage(FILE *out)
 	      "                        xsched-run, or in ../lib/xsched and ../lib)\n"
 	      "  -v, --verbose         print what is set before running PROGRAM\n"
 	      "  -h, --help            this text\n"
+	      "  -V, --version         the xsched version\n"
 	      "\n"
 	      "Other XSCHED_* and OMP_* variables in the environment are passed on;\n"
 	      "xsched-options lists the XSCHED_* ones.\n",
@@ -128,6 +131,66 @@ static int parse_threads(const char *s)
 	return setenv("OMP_NUM_THREADS", s, 1);
 }
 
+/* @prog as execvp() would find it, into @out; -1 if not found. */
+static int find_program(const char *prog, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(prog, '/')) {
+		snprintf(out, len, "%s", prog);
+		return access(out, X_OK);
+	}
+	for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+
+		if ((size_t)snprintf(out, len, "%.*s/%s", n ? (int)n : 1, n ? p : ".", prog) < len &&
+		    !access(out, X_OK))
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	return -1;
+}
+
+/*
+ * Say on stderr when preloading the drop-in cannot put @prog on xsched: it
+ * links another OpenMP runtime (clang -fopenmp: libomp), none (unless it
+ * loads libgomp with dlopen, which the drop-in would then serve), or it is
+ * static. The program still runs, as it would without xsched-run.
+ */
+static void check_program(const char *prog, bool stats)
+{
+	const char *tail = stats ? "; --stats will show nothing" : "";
+	char path[PATH_MAX], what[512];
+
+	if (find_program(prog, path, sizeof(path)))
+		return; /* execvp() names the problem */
+	switch (needed_omp_runtime(path, what, sizeof(what))) {
+	case NEEDED_GOMP:
+		return;
+	case NEEDED_OTHER_OMP:
+		fprintf(stderr,
+			"xsched-run: %s does not load libgomp: it links %s, another OpenMP "
+			"runtime (clang -fopenmp), which xsched's drop-in does not replace; it "
+			"runs unchanged, not on xsched%s\n", prog, what, tail);
+		return;
+	case NEEDED_NO_OMP:
+		fprintf(stderr,
+			"xsched-run: %s does not load libgomp (neither it nor its libraries link "
+			"libgomp.so.1): unless it opens it at run time, it runs unchanged, not on "
+			"xsched%s\n", prog, tail);
+		return;
+	case NEEDED_STATIC:
+		fprintf(stderr,
+			"xsched-run: %s is statically linked: LD_PRELOAD cannot replace its "
+			"OpenMP runtime; it runs unchanged, not on xsched%s\n", prog, tail);
+		return;
+	case NEEDED_UNKNOWN:
+		fprintf(stderr, "xsched-run: cannot tell which OpenMP runtime %s uses (%s)\n",
+			prog, what);
+		return;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_DLB = 256, OPT_PUSH, OPT_BIND, OPT_STATS, OPT_PROFILE, OPT_LIB };
@@ -141,6 +204,7 @@ int main(int argc, char **argv)
 		{ "lib", required_argument, NULL, OPT_LIB },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const shown[] = { "LD_PRELOAD", "OMP_NUM_THREADS", "XSCHED_DLB",
@@ -148,17 +212,20 @@ int main(int argc, char **argv)
 					     "XSCHED_PROFILE" };
 	char libpath[PATH_MAX];
 	const char *lib = NULL;
-	bool verbose = false;
+	bool verbose = false, stats = false;
 	int c, bad = 0;
 
 	/* '+': stop at the first non-option, the program. */
-	while ((c = getopt_long(argc, argv, "+n:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+n:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': bad |= parse_threads(optarg); break;
 		case OPT_DLB: bad |= set_choice("XSCHED_DLB", optarg); break;
 		case OPT_PUSH: bad |= set_choice("XSCHED_PUSH", optarg); break;
 		case OPT_BIND: bad |= set_choice("XSCHED_BIND", optarg); break;
-		case OPT_STATS: bad |= setenv("XSCHED_SHOW_STATS", "1", 1); break;
+		case OPT_STATS:
+			stats = true;
+			bad |= setenv("XSCHED_SHOW_STATS", "1", 1);
+			break;
 		case OPT_PROFILE:
 			if (!*optarg) {
 				fprintf(stderr, "xsched-run: --profile needs a file name\n");
@@ -170,6 +237,7 @@ int main(int argc, char **argv)
 		case OPT_LIB: lib = optarg; break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': tool_version("xsched-run"); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -194,6 +262,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
 			if (getenv(shown[i]))
 				fprintf(stderr, "xsched-run: %s=%s\n", shown[i], getenv(shown[i]));
+	check_program(argv[optind], stats || (getenv("XSCHED_SHOW_STATS") &&
+					       strcmp(getenv("XSCHED_SHOW_STATS"), "0")));
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "xsched-run: %s: %s\n", argv[optind], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

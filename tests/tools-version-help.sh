@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Every xsched tool answers --version with "NAME (xsched) MAJOR.MINOR" from
+# include/xsched.h and --help with its usage on stdout, both with exit
+# status 0; and xsched-top takes its options in the forms top users type:
+# -b -n1, -bn1, -d0.5, --delay=0.5, --delay 0.5, --batch, --iterations, and
+# makes as many refreshes as -n says.
+set -uo pipefail
+
+src=${XS_SRCDIR:-.}
+build=${XS_BUILDDIR:-$src/build}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+major=$(sed -n 's/^#define XSCHED_VERSION_MAJOR *\([0-9]*\).*/\1/p' "$src/include/xsched.h")
+minor=$(sed -n 's/^#define XSCHED_VERSION_MINOR *\([0-9]*\).*/\1/p' "$src/include/xsched.h")
+
+# The tools of this build: the daemon and the CUDA tools only where they
+# were built (make says why when they are not).
+tools=()
+for t in xsched-run xsched-top xsched-trace xsched-options xschedd-bench xsched-bench \
+	xsched-bench-omp; do
+	tools+=("$build/$t")
+done
+for t in xschedd xsched-spmv-bench xsched-sync-bench; do
+	[[ -x $build/$t ]] && tools+=("$build/$t")
+done
+tools+=("$src/tools/xsched-mksysfs")
+
+top_forms=("-b -n1" "-bn1" "-d0.5 -bn2" "-b -d 0.5 -n 2" "--delay=0.5 --batch --iterations=2"
+	"--delay 0.5 --batch --iterations 1" "--json -n2 -d0.1" "--json --iterations=3 --delay=0.1")
+
+echo "TAP version 13"
+echo "1..$((2 * ${#tools[@]} + ${#top_forms[@]} + 1))"
+. "$src/scripts/tap.sh"
+
+for t in "${tools[@]}"; do
+	name=$(basename "$t")
+	out=$("$t" --version 2>"$tmp/err")
+	rc=$?
+	ok=0
+	[[ $rc == 0 && $out == "$name (xsched) $major.$minor" ]] && ok=1
+	result $ok "$name --version" "$(describe $rc): '$out'" "$(cat "$tmp/err")"
+
+	"$t" --help >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	ok=0
+	[[ $rc == 0 && ! -s $tmp/err ]] && grep -qi '^usage' "$tmp/out" && ok=1
+	result $ok "$name --help" "$(describe $rc)" "$(head -n 3 "$tmp/out")" "$(cat "$tmp/err")"
+done
+
+# xsched-top in batch mode against an empty publishing directory and no
+# daemon: the refreshes are counted (plain text: one header line each;
+# JSON: one line each).
+mkdir -p "$tmp/shm"
+for form in "${top_forms[@]}"; do
+	# shellcheck disable=SC2086 # the form is words
+	timeout 20 "$build/xsched-top" $form --shm-dir "$tmp/shm" --runtime-dir "$tmp/none" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	want=$(sed -n 's/.*\(-n\|--iterations[= ]\) *\([0-9]\).*/\2/p; s/.*-bn\([0-9]\).*/\1/p' <<<"$form" | tail -n 1)
+	if [[ $form == *json* ]]; then
+		got=$(grep -c '^{' "$tmp/out")
+	else
+		got=$(grep -c '^PID ' "$tmp/out")
+	fi
+	ok=0
+	[[ $rc == 0 && $got == "$want" ]] && ok=1
+	result $ok "xsched-top $form: $want refreshes" "$(describe $rc), $got refreshes" \
+		"$(cat "$tmp/err")"
+done
+
+timeout 20 "$build/xsched-top" -bn1 -d0.05 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok=0
+[[ $rc == 2 ]] && grep -q -- "-d/--delay '0.05'" "$tmp/err" && ok=1
+result $ok "xsched-top -d0.05: exit 2 naming the delay" "$(describe $rc)" "$(cat "$tmp/err")"
+exit $failed
