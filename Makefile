@@ -13,6 +13,8 @@
 #   make check-concurrency SANITIZE=thread  only tests-concurrency-y
 #   make run / make bench     build, then run build/xsched-bench $(BENCH_ARGS)
 #   make V=1                  show the commands
+#   make install [PREFIX=/usr/local DESTDIR=]  and uninstall (packaging/install.mk)
+#   make deb                  the Debian packages, into build/deb/
 #   make CC=clang             any C11 compiler; warnings are errors with both
 
 # ---------------------------------------------------------------------------
@@ -246,6 +248,9 @@ $(KSELFTEST_HDR):
 
 -include libxsched/cuda/cuda.mk
 -include daemon/daemon.mk
+
+# make install / uninstall / deb: packaging/install.mk
+include packaging/install.mk
 
 # ---------------------------------------------------------------------------
 # Targets
