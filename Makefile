@@ -15,6 +15,7 @@
 #   make V=1                  show the commands
 #   make install [PREFIX=/usr/local DESTDIR=]  and uninstall (packaging/install.mk)
 #   make deb                  the Debian packages, into build/deb/
+#   make check-system         them under systemd in a QEMU/KVM guest, 2 and 4 NUMA nodes
 #   make CC=clang             any C11 compiler; warnings are errors with both
 
 # ---------------------------------------------------------------------------

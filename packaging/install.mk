@@ -6,6 +6,8 @@
 #   make install   [PREFIX=/usr/local] [DESTDIR=] [LIBDIR=...] ...
 #   make uninstall (the same variables: removes exactly what install put)
 #   make deb       dpkg-buildpackage -b -us -uc, the .debs in $(O)/deb/
+#   make check-system  the .debs under systemd in a QEMU guest, and the
+#                  NUMA tests on 2- and 4-node guests
 #
 # Layout (every directory can be set on the command line):
 #   $(LIBDIR)            libxsched.so.M.m, .so.M, .so, .a, pkgconfig/xsched.pc
@@ -86,7 +88,7 @@ $(O)/.install-dirs: FORCE
 	@mkdir -p $(@D)
 	@[ "$$(cat $@ 2>/dev/null)" = '$(XS_INST_DIRS)' ] || printf '%s\n' '$(XS_INST_DIRS)' >$@
 
-.PHONY: install uninstall deb install-dirs
+.PHONY: install uninstall deb install-dirs check-system
 
 # NAME=value lines of the directories install uses (for tests, scripts).
 install-dirs:
@@ -158,3 +160,13 @@ deb:
 	git ls-files -z -co --exclude-standard | xargs -0 cp --parents -t $(O)/deb/src
 	cd $(O)/deb/src && dpkg-buildpackage -b -us -uc
 	@ls $(O)/deb/*.deb
+
+# The .debs on a Debian 12 guest with systemd as PID 1 and the NUMA tests
+# on guests with 2 and 4 nodes (scripts/check-system.sh; QEMU/KVM, SKIPs
+# without /dev/kvm unless XS_SYSTEM_TCG=1). The guest image is built once
+# into ~/.cache/xsched/system/.
+check-system:
+	$(Q)scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory kselftest
+	$(Q)$(MAKE) --no-print-directory all tests
+	$(Q)scripts/check-system.sh $(O)
