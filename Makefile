@@ -15,6 +15,9 @@
 #   make run FULL=1           the full table (make bench: xsched-bench's defaults)
 #   make run / make bench BENCH_ARGS=...  build/xsched-bench with those arguments
 #   make V=1                  show the commands
+#   make install [PREFIX=/usr/local DESTDIR=]  and uninstall (packaging/install.mk)
+#   make deb                  the Debian packages, into build/deb/
+#   make check-system         them under systemd in a QEMU/KVM guest, 2 and 4 NUMA nodes
 #   make CC=clang             any C11 compiler; warnings are errors with both
 
 # ---------------------------------------------------------------------------
@@ -248,6 +251,9 @@ $(KSELFTEST_HDR):
 
 -include libxsched/cuda/cuda.mk
 -include daemon/daemon.mk
+
+# make install / uninstall / deb: packaging/install.mk
+include packaging/install.mk
 
 # ---------------------------------------------------------------------------
 # Targets

@@ -102,6 +102,16 @@ static void xsd_tick(struct xsd *d)
 	xsd_state_publish(d, xsd_now_ns());
 }
 
+/* STATUS= for `systemctl status`: what the daemon does now. */
+static void xsd_notify_status(const struct xsd *d)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=publishing every %lld ms, %s mode",
+		 (long long)d->opt.tick_ms, d->mode == XS_ABI_MODE_BPF ? "BPF" : "degraded");
+	xsd_notify(msg);
+}
+
 /* HUP: settings that can change while running are taken, the others
  * need a restart and are reported. */
 static void xsd_reload(struct xsd *d, struct xsd_loop *l)
@@ -110,6 +120,8 @@ static void xsd_reload(struct xsd *d, struct xsd_loop *l)
 
 	if (xsd_options_load(&d->cl, &o)) {
 		xsd_log("SIGHUP: settings not changed (errors above)\n");
+		xsd_notify("STATUS=reload refused: a bad setting (see the journal); old settings "
+			   "in effect");
 		return;
 	}
 	if (strcmp(o.runtime_dir, d->opt.runtime_dir) || o.slots != d->opt.slots ||
@@ -126,6 +138,7 @@ static void xsd_reload(struct xsd *d, struct xsd_loop *l)
 	xsd_log("SIGHUP: settings re-read (tick %lld ms, decay %lld%%, %lld slots per "
 		"client)\n", (long long)o.tick_ms, (long long)o.decay,
 		(long long)o.client_slots);
+	xsd_notify_status(d);
 }
 
 static int xsd_loop_run(struct xsd *d, struct xsd_loop *l)
@@ -298,7 +311,9 @@ int main(int argc, char **argv)
 		ret = -errno;
 		goto out;
 	}
+	xsd_notify_status(&d);
 	ret = xsd_loop_run(&d, &l);
+	xsd_notify("STOPPING=1");
 
 out:
 	if (ring)

@@ -91,7 +91,7 @@ void xsd_victims_reweight(const struct xs_victim_table *base, const uint32_t *lo
 			const struct xs_victim *v = &row[e[k].pos];
 
 			o[k].cpu_index = v->cpu_index;
-			o[k].class = v->class;
+			o[k].locality = v->class;
 			o[k].weight = (uint16_t)(e[k].key >> 16);
 		}
 	}

@@ -10,6 +10,7 @@
  *   state.c      the published state file and its seqlock
  *   clients.c    the Unix-socket protocol, slot quotas and reclaim
  *   caps.c       dropping the capabilities start-up needed
+ *   notify.c     READY=1 and STATUS= to systemd (Type=notify)
  *
  * Functions return >= 0 or -errno; every failure is logged where it is
  * detected, naming the file, setting or client.
@@ -161,5 +162,8 @@ int xsd_caps_drop(bool keep_bpf);
 
 /* logging: "xschedd: ..." on stderr (the journal under systemd) */
 void xsd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* notify.c: sd_notify(3)'s protocol, a no-op outside systemd */
+int xsd_notify(const char *msg);
 
 #endif /* XSCHED_DAEMON_H */

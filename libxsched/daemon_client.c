@@ -501,7 +501,7 @@ static struct xs_victim_table *xs_daemon_rows(struct xs_daemon_client *dc,
 				if (k == vt->row_len)
 					goto bad;
 				out[k].cpu_index = l;
-				out[k].class = in[i].class;
+				out[k].class = in[i].locality;
 				out[k].weight = in[i].weight;
 				k++;
 			}

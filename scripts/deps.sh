@@ -27,6 +27,11 @@ PACKAGES=(
 	libcairo2-dev     # xsched-trace plot draws its timeline with cairo
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
+	# --- install, packaging, system service ---
+	groff-base        # tests/man-pages.sh: groff -man -ww lints man/
+	debhelper         # make deb: debian/rules (dh), dh-sequence-*
+	lintian           # make deb: the packages' lint
+	dpkg-dev          # make install: dpkg-architecture (multiarch LIBDIR); make deb
 )
 
 if ! command -v dpkg-query >/dev/null; then

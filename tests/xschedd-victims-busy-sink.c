@@ -108,9 +108,9 @@ TEST_F(rw, partly_busy_sinks_within_its_class)
 	ASSERT_GT(len, pos);
 	EXPECT_EQ(w, row[pos].weight);
 	for (uint32_t k = 0; k < pos; k++)
-		EXPECT_EQ(XS_VICTIM_LLC, row[k].class);
+		EXPECT_EQ(XS_VICTIM_LLC, row[k].locality);
 	for (uint32_t k = pos + 1; k < len; k++)
-		EXPECT_LT(XS_VICTIM_LLC, row[k].class);
+		EXPECT_LT(XS_VICTIM_LLC, row[k].locality);
 }
 
 TEST_F(rw, rows_change_only_with_a_level)

@@ -67,6 +67,14 @@
 
 #define XS_ABI_CACHE_LINE 64
 
+/* The layout asserts in C11 and in C++11 and later: the header is public
+ * (tools in C++ read the state file too) and C++ has no _Static_assert. */
+#ifdef __cplusplus
+#define XS_ABI_STATIC_ASSERT static_assert
+#else
+#define XS_ABI_STATIC_ASSERT _Static_assert
+#endif
+
 struct xs_abi_header {
 	/* Lines 0-1: layout, written once before publication. */
 	__u64 magic;         /* XS_ABI_MAGIC */
@@ -115,7 +123,7 @@ struct xs_abi_node {
 /* Same layout as libxsched's struct xs_victim (topology.h). */
 struct xs_abi_victim {
 	__u32 cpu_index;      /* index into cpus[] */
-	__u16 class;          /* SMT 0, LLC 1, NODE 2, REMOTE 3 */
+	__u16 locality;       /* SMT 0, LLC 1, NODE 2, REMOTE 3 (struct xs_victim's class) */
 	__u16 weight;         /* 1..65535, load-adjusted; rows sorted by it */
 };
 
@@ -128,13 +136,13 @@ struct xs_abi_worker {
 	__u64 switches;       /* times switched in */
 };
 
-_Static_assert(sizeof(struct xs_abi_header) == 256, "xs_abi_header layout");
-_Static_assert(__builtin_offsetof(struct xs_abi_header, seq) == 2 * XS_ABI_CACHE_LINE,
+XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_header) == 256, "xs_abi_header layout");
+XS_ABI_STATIC_ASSERT(__builtin_offsetof(struct xs_abi_header, seq) == 2 * XS_ABI_CACHE_LINE,
 	       "the seqlock starts a cache line after the layout");
-_Static_assert(sizeof(struct xs_abi_cpu) == 48, "xs_abi_cpu layout");
-_Static_assert(sizeof(struct xs_abi_node) == 32, "xs_abi_node layout");
-_Static_assert(sizeof(struct xs_abi_victim) == 8, "xs_abi_victim layout");
-_Static_assert(sizeof(struct xs_abi_worker) == 32, "xs_abi_worker layout");
+XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_cpu) == 48, "xs_abi_cpu layout");
+XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_node) == 32, "xs_abi_node layout");
+XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_victim) == 8, "xs_abi_victim layout");
+XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_worker) == 32, "xs_abi_worker layout");
 
 /* ---- client protocol ---- */
 
@@ -171,8 +179,8 @@ struct xs_abi_reply {
 	__u32 slots[XS_ABI_MAX_TIDS]; /* slot of tids[i], or UINT32_MAX */
 };
 
-_Static_assert(sizeof(struct xs_abi_request) == 144, "xs_abi_request layout");
-_Static_assert(sizeof(struct xs_abi_reply) == 160, "xs_abi_reply layout");
+XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_request) == 144, "xs_abi_request layout");
+XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_reply) == 160, "xs_abi_reply layout");
 
 /* ---- readers (user space only) ---- */
 #ifndef __bpf__

@@ -35,6 +35,13 @@
 
 #include <linux/types.h>
 
+/* Layout asserts that C11 and C++ compilers both take. */
+#ifdef __cplusplus
+#define XS_STATS_STATIC_ASSERT static_assert
+#else
+#define XS_STATS_STATIC_ASSERT _Static_assert
+#endif
+
 #define XS_STATS_MAGIC 0x3154535343535856ULL /* "VXSCSST1" little-endian */
 #define XS_STATS_VERSION 1u
 #define XS_STATS_PREFIX "xsched-stats."
@@ -114,10 +121,10 @@ struct xs_stats_worker {
 	__u64 reserved[11];
 };
 
-_Static_assert(sizeof(struct xs_stats_header) == 256, "xs_stats_header layout");
-_Static_assert(__builtin_offsetof(struct xs_stats_header, generation) == 128,
+XS_STATS_STATIC_ASSERT(sizeof(struct xs_stats_header) == 256, "xs_stats_header layout");
+XS_STATS_STATIC_ASSERT(__builtin_offsetof(struct xs_stats_header, generation) == 128,
 	       "the publisher's fields start a cache line after the layout");
-_Static_assert(sizeof(struct xs_stats_worker) == 256, "xs_stats_worker layout");
+XS_STATS_STATIC_ASSERT(sizeof(struct xs_stats_worker) == 256, "xs_stats_worker layout");
 
 /* Bytes of a page of @nworkers workers. */
 static inline __u64 xs_stats_page_size(__u32 nworkers)

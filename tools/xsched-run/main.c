@@ -22,6 +22,15 @@
 #include "needed.h"
 #include "../version.h"
 
+/*
+ * Where the drop-in is installed, relative to the directory of xsched-run:
+ * make install's PKGLIBDIR seen from its BINDIR (packaging/install.mk),
+ * a private directory that ldconfig does not scan.
+ */
+#ifndef XS_RUN_GOMP_DIR
+#define XS_RUN_GOMP_DIR "../lib/xsched"
+#endif
+
 static void usage(FILE *out)
 {
 	fputs("usage: xsched-run [options] [--] PROGRAM [ARGS...]\n"
@@ -34,7 +43,7 @@ static void usage(FILE *out)
 	      "      --stats           print xsched's counters at exit (XSCHED_SHOW_STATS=1)\n"
 	      "      --profile FILE    write a Chrome trace of the run (XSCHED_PROFILE)\n"
 	      "      --lib PATH        the drop-in to preload (default: found next to\n"
-	      "                        xsched-run, or in ../lib/xsched and ../lib)\n"
+	      "                        xsched-run, or in " XS_RUN_GOMP_DIR " from it)\n"
 	      "  -v, --verbose         print what is set before running PROGRAM\n"
 	      "  -h, --help            this text\n"
 	      "  -V, --version         the xsched version\n"
@@ -64,11 +73,12 @@ static int set_choice(const char *var, const char *value)
 	return -1;
 }
 
-/* The drop-in: next to this executable, or in ../lib/xsched, ../lib. */
+/* The drop-in: next to this executable (the build tree), or where make
+ * install put it, XS_RUN_GOMP_DIR from here. */
 static int find_lib(char *path, size_t size)
 {
-	static const char *const rel[] = { "libxsched-gomp.so.1", "../lib/xsched/libxsched-gomp.so.1",
-					   "../lib/libxsched-gomp.so.1" };
+	static const char *const rel[] = { "libxsched-gomp.so.1",
+					   XS_RUN_GOMP_DIR "/libxsched-gomp.so.1" };
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *slash;
@@ -251,7 +261,7 @@ int main(int argc, char **argv)
 	if (!lib) {
 		if (find_lib(libpath, sizeof(libpath))) {
 			fprintf(stderr, "xsched-run: libxsched-gomp.so.1 not found next to xsched-run "
-					"or in ../lib/xsched, ../lib (pass --lib PATH)\n");
+					"or in " XS_RUN_GOMP_DIR " from it (pass --lib PATH)\n");
 			return 2;
 		}
 		lib = libpath;

@@ -282,7 +282,7 @@ static void top_draw_cpu(struct top_ui *u)
 			continue;
 		}
 		mvprintw(y++, 0, "%-5u %-6u %-7s %7u %8.1f %8.1f %5uus", k + 1, vc->cpu,
-			 top_victim_class(v->class), v->weight, vc->worker_permille / 10.0,
+			 top_victim_class(v->locality), v->weight, vc->worker_permille / 10.0,
 			 vc->foreign_permille / 10.0, vc->rq_latency_us);
 	}
 }

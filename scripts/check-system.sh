@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# check-system.sh BUILDDIR - make check-system: the built .debs on a Debian
+# 12 machine with systemd as PID 1, and the NUMA tests on a machine whose
+# kernel sees 2 and 4 NUMA nodes. A QEMU guest (scripts/system/image.sh
+# builds it once, cached in ~/.cache/xsched/system/), booted twice:
+#
+#   2 nodes  (-numa node x2, distance 21): the service tests of
+#            scripts/system/guest.sh, then the NUMA tests
+#   4 nodes  (two pairs, distances 16 and 22): the NUMA tests
+#
+# The guest reads its work from a 9p share (guest.sh, the .debs, the test
+# programs and their tests/), writes TAP back there and powers off; each
+# boot has a hard timeout (XS_SYSTEM_TIMEOUT, seconds). The kernel and
+# initrd are the guest's own (linux-image-amd64), not the host's.
+#
+# Needs /dev/kvm; without it the suite SKIPs saying so, unless
+# XS_SYSTEM_TCG=1 asks for QEMU's emulation (minutes per boot).
+set -uo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$src/build}" && pwd)
+cache=${XS_SYSTEM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xsched/system}
+timeout_s=${XS_SYSTEM_TIMEOUT:-1500}
+
+echo "TAP version 13"
+skip() { echo "1..0 # SKIP $*"; exit 0; }
+accel=kvm cpu=host
+if [[ ! -w /dev/kvm ]]; then
+	[[ ${XS_SYSTEM_TCG:-0} == 1 ]] ||
+		skip "no /dev/kvm here: KVM is absent (XS_SYSTEM_TCG=1 runs the guest under QEMU's emulation, slowly)"
+	accel=tcg cpu=max
+fi
+for tool in qemu-system-x86_64 qemu-img mmdebstrap mkfs.ext4; do
+	command -v "$tool" >/dev/null || skip "$tool not installed (scripts/deps.sh)"
+done
+# The packages of this tree (make deb), unless XS_SYSTEM_DEBS=keep reuses
+# those already in BUILDDIR/deb.
+if [[ ${XS_SYSTEM_DEBS:-} != keep ]]; then
+	start=$SECONDS
+	if ! make --no-print-directory -C "$src" O="$build" deb >"$build/deb.log" 2>&1; then
+		tail -n 20 "$build/deb.log" | sed 's/^/# /'
+		echo "Bail out! make deb failed ($build/deb.log)"
+		exit 1
+	fi
+	echo "# make deb: $((SECONDS - start)) s"
+fi
+debs=$(ls "$build"/deb/*.deb 2>/dev/null | grep -v dbgsym)
+[[ -n $debs ]] || skip "no .debs in $build/deb (make deb)"
+
+key=$(sha256sum "$src/scripts/system/image.sh" | cut -c1-12)
+image=$cache/bookworm-$key
+if [[ ! -f $image/rootfs.img ]]; then
+	echo "# building the guest image in $image (once)"
+	start=$SECONDS
+	if ! "$src/scripts/system/image.sh" "$image" >"$cache/image.log" 2>&1; then
+		tail -n 20 "$cache/image.log" | sed 's/^/# /'
+		echo "Bail out! the guest image could not be built ($cache/image.log)"
+		exit 1
+	fi
+	echo "# guest image built in $((SECONDS - start)) s"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+share=$tmp/share
+mkdir -p "$share/debs" "$share/src" "$share/build/tests" "$share/tests" "$share/out"
+cp $debs "$share/debs/"
+cp "$src/scripts/system/guest.sh" "$src/scripts/tap.sh" "$share/"
+cp "$src"/tests/install/*.c "$share/src/"
+# The NUMA tests (topology, victim tables, DLB, daemon) and what they read.
+numa_tests="topology-real-machine topology-victims-nearest-first topology-victims-rotate
+	topology-place-compact-scatter topology-victims-check dlb-numa-local-probability
+	dlb-steal-bounded-by-s dlb-rounds-grow-requests-served-once dlb-stress-checksum
+	xschedd-victims-busy-sink xschedd-heartbeat-advances xschedd-hog-sinks-cpu
+	xschedd-worker-off-cpu xschedd-client-registers-uses-table xschedd-degraded-mode"
+for t in $numa_tests; do
+	[[ -x $build/tests/$t ]] && cp "$build/tests/$t" "$share/build/tests/"
+done
+[[ -x $build/xschedd ]] && cp "$build/xschedd" "$share/build/"
+cp -r "$src/tests/machines" "$share/tests/"
+
+n=0 failed=0
+boot() { # boot NAME MODE QEMU-NUMA-ARGS...
+	local name=$1 mode=$2 start=$SECONDS rc
+	shift 2
+	rm -f "$tmp/overlay.qcow2"
+	qemu-img create -q -f qcow2 -b "$image/rootfs.img" -F raw "$tmp/overlay.qcow2"
+	timeout "$timeout_s" qemu-system-x86_64 -machine q35,accel=$accel -cpu $cpu \
+		-m 2048 "$@" -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
+		-append "root=/dev/vda rw console=ttyS0 quiet xs.mode=$mode" \
+		-drive file="$tmp/overlay.qcow2",if=virtio,format=qcow2 \
+		-virtfs local,path="$share",mount_tag=xs,security_model=none,id=xs \
+		-display none -serial file:"$tmp/console.$name" -monitor none -no-reboot \
+		>"$tmp/qemu.$name" 2>&1
+	rc=$?
+	echo "# $name: guest ran $((SECONDS - start)) s (accel=$accel)"
+	if [[ ! -s $share/out/$mode.tap ]] || ((rc)); then
+		n=$((n + 1))
+		echo "not ok $n $name: the guest ran to its end (qemu $rc)"
+		tail -n 30 "$tmp/console.$name" "$tmp/qemu.$name" | sed 's/^/# /'
+		failed=1
+	fi
+	# The guest's TAP, renumbered into ours, prefixed with the boot.
+	while IFS= read -r line; do
+		case $line in
+		"ok "* | "not ok "*)
+			n=$((n + 1))
+			[[ $line == not* ]] && failed=1
+			sed -E "s/^(not ok|ok) [0-9]+ /\\1 $n $name: /" <<<"$line" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <"$share/out/$mode.tap"
+	sed 's/^/# /' "$share/out/$mode.topology" 2>/dev/null
+	mkdir -p "$build/check-system"
+	cp "$share/out/$mode.tap" "$build/check-system/$name.tap" 2>/dev/null
+	cp "$share/out/$mode.topology" "$build/check-system/$name.topology" 2>/dev/null
+	cp "$share"/out/$mode.*.log "$build/check-system/" 2>/dev/null
+	mv "$share/out/$mode.tap" "$share/out/$mode.tap.$name" 2>/dev/null
+}
+
+mem2="-object memory-backend-ram,id=m0,size=1G -object memory-backend-ram,id=m1,size=1G"
+boot numa2 service -smp 4,sockets=2,cores=2,threads=1 $mem2 \
+	-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1 \
+	-numa dist,src=0,dst=1,val=21
+
+mem4=""
+for i in 0 1 2 3; do mem4+=" -object memory-backend-ram,id=m$i,size=512M"; done
+dist4=""
+for p in 0:1:16 0:2:22 0:3:22 1:2:22 1:3:22 2:3:16; do
+	IFS=: read -r a b d <<<"$p"
+	dist4+=" -numa dist,src=$a,dst=$b,val=$d"
+done
+boot numa4 numa -smp 4,sockets=4,cores=1,threads=1 $mem4 \
+	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1 \
+	-numa node,nodeid=2,cpus=2,memdev=m2 -numa node,nodeid=3,cpus=3,memdev=m3 $dist4
+
+echo "1..$n"
+exit $failed

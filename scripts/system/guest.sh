@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# guest.sh - runs inside the check-system guest (systemd as PID 1), from
+# the host's 9p share /mnt/xs, as root. The kernel command line's
+# xs.mode= says what to do:
+#   service  install the .debs (debs/), then xschedd as a systemd service:
+#            start, status, journal, xsched-top --json, an OpenMP program
+#            through xsched-run, a pkg-config-built program, reload after
+#            editing /etc/default/xschedd, a bad value, stop leaves nothing
+#   numa     only the NUMA tests (tests/: topology, victim tables, DLB,
+#            daemon) against this kernel's NUMA view
+# Both record the machine as the kernel sees it in out/MODE.topology.
+# TAP goes to out/MODE.tap; the host prints it.
+set -uo pipefail
+
+share=/mnt/xs
+mode=$(sed -n 's/.*xs\.mode=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+out=$share/out
+mkdir -p "$out"
+exec >"$out/$mode.tap" 2>&1
+. "$share/tap.sh"
+echo "TAP version 13"
+tmp=$(mktemp -d)
+
+topology() {
+	echo "## numactl -H"
+	numactl -H
+	echo "## per CPU: node, LLC siblings, SMT siblings"
+	for c in /sys/devices/system/cpu/cpu[0-9]*; do
+		printf '%s node %s llc %s smt %s\n' "${c##*/}" \
+			"$(basename "$(readlink -f "$c"/node* 2>/dev/null)" 2>/dev/null)" \
+			"$(cat "$c/cache/index3/shared_cpu_list" 2>/dev/null || echo -)" \
+			"$(cat "$c/topology/thread_siblings_list" 2>/dev/null || echo -)"
+	done
+	echo "## node distances"
+	for n in /sys/devices/system/node/node[0-9]*; do
+		echo "${n##*/}: $(cat "$n/distance")"
+	done
+}
+topology >"$out/$mode.topology" 2>&1
+
+wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+tick_is() { [[ $(xsched-top --json -n 1 | sed -n 's/.*"tick_ms":\([0-9.]*\).*/\1/p') == "$1" ]]; }
+
+if [[ $mode == service ]]; then
+	dpkg -i $(ls "$share"/debs/*.deb | grep -v dbgsym) >"$tmp/dpkg" 2>&1
+	rc=$?
+	result $((rc == 0)) "dpkg -i installs the five packages" "$(tail -n 20 "$tmp/dpkg")"
+
+	# debhelper's postinst enabled and started the unit.
+	wait_for 30 systemctl is-active -q xschedd
+	result $((!$?)) "the package enabled and started xschedd.service" \
+		"$(systemctl is-enabled xschedd 2>&1)" "$(systemctl status xschedd 2>&1)"
+
+	status=$(systemctl status --no-pager xschedd 2>&1)
+	grep -q 'Active: active (running)' <<<"$status" &&
+		grep -q 'Status: "publishing every 10 ms' <<<"$status"
+	result $((!$?)) "systemctl status: active, Status: publishing every 10 ms (READY=1)" \
+		"$status"
+
+	journal=$(journalctl -b -u xschedd --no-pager 2>&1)
+	grep -q 'xschedd: publishing /run/xsched/state every 10 ms' <<<"$journal"
+	result $((!$?)) "the journal has xschedd's start-up line" "$journal"
+	sed -n 's/.*xschedd: \(publishing.*\)/\1/p' <<<"$journal" | head -n 1 >"$out/mode.txt"
+
+	json=$(xsched-top --json -n 1 2>&1)
+	grep -q '"daemon":{"mode":"\(bpf\|degraded\)","pid":[1-9]' <<<"$json" &&
+		grep -q '"fresh":true,"tick_ms":10.0' <<<"$json"
+	result $((!$?)) "xsched-top --json sees the daemon, fresh, tick 10 ms" "$json"
+
+	# An unmodified OpenMP program, through xsched-run; without it the
+	# program keeps gcc's libgomp.
+	gcc -fopenmp -O2 -o "$tmp/omp" "$share/src/omp-tasks.c" 2>"$tmp/cc"
+	o=$(xsched-run -n 3 --stats "$tmp/omp" 2>"$tmp/err")
+	[[ $o == "team 3 sum 499500" ]] && grep -q '^total' "$tmp/err"
+	result $((!$?)) "gcc -fopenmp program through xsched-run: team 3, right sum, xsched's counters" \
+		"$o" "$(cat "$tmp/cc" "$tmp/err")"
+	lib=$(ldd "$tmp/omp" | sed -n 's/.*libgomp.so.1 => \([^ ]*\).*/\1/p')
+	[[ $lib == /lib/x86_64-linux-gnu/libgomp.so.1 || $lib == /usr/lib/x86_64-linux-gnu/libgomp.so.1 ]]
+	result $((!$?)) "without xsched-run the program loads gcc's libgomp ($lib)"
+
+	# Built with pkg-config against libxsched-dev; registers with the
+	# service's daemon (XSCHED_DAEMON=required fails without one).
+	gcc -o "$tmp/fib" "$share/src/fib.c" $(pkg-config --cflags --libs xsched) 2>"$tmp/cc"
+	o=$(XSCHED_DAEMON=required "$tmp/fib" 22 2>&1)
+	[[ $o == "fib(22) = 17711 on 2 workers" ]]
+	result $((!$?)) "pkg-config-built program runs on the service (XSCHED_DAEMON=required)" \
+		"$o" "$(cat "$tmp/cc")"
+
+	# Reload after an edit of /etc/default/xschedd.
+	echo "XSCHEDD_TICK_MS=25" >>/etc/default/xschedd
+	systemctl reload xschedd
+	wait_for 10 tick_is 25.0
+	result $((!$?)) "systemctl reload after XSCHEDD_TICK_MS=25: the new tick is published" \
+		"$(xsched-top --json -n 1)" "$(journalctl -b -u xschedd --no-pager | tail -n 5)"
+	status=$(systemctl status --no-pager xschedd 2>&1)
+	grep -q 'Status: "publishing every 25 ms' <<<"$status"
+	result $((!$?)) "systemctl status shows the reloaded tick" "$status"
+
+	# A bad value: restart fails, the journal names it, no restart loop.
+	sed -i 's/^XSCHEDD_TICK_MS=25$/XSCHEDD_TICK_MS=fast/' /etc/default/xschedd
+	systemctl restart xschedd 2>"$tmp/err"
+	rc=$?
+	sleep 3
+	journal=$(journalctl -b -u xschedd --no-pager 2>&1)
+	state=$(systemctl show -p ActiveState -p NRestarts --value xschedd | paste -sd ' ')
+	((rc != 0)) && grep -q '/etc/default/xschedd:[0-9]*: XSCHEDD_TICK_MS="fast" is invalid: expected 1..1000' <<<"$journal" &&
+		[[ $state == "failed 0" ]]
+	result $((!$?)) "a bad value: systemctl restart fails, the journal names it, no restart" \
+		"restart: $(describe $rc) $(cat "$tmp/err")" "state, restarts: $state" \
+		"$(tail -n 8 <<<"$journal")"
+	sed -i '/^XSCHEDD_TICK_MS=fast$/d' /etc/default/xschedd
+	systemctl reset-failed xschedd
+	systemctl start xschedd
+	wait_for 10 tick_is 10.0
+	result $((!$?)) "fixed file: xschedd starts again with tick 10 ms"
+
+	# A client runs while the service stops: then nothing is left.
+	XSCHED_DAEMON=required "$tmp/fib" 27 >/dev/null 2>&1 &
+	client=$!
+	systemctl stop xschedd
+	wait "$client"
+	left=$(ls -A /run/xsched 2>/dev/null; pgrep -x xschedd; ls /dev/shm | grep xsched)
+	[[ ! -e /run/xsched && -z $left ]] && ! systemctl is-active -q xschedd
+	result $((!$?)) "systemctl stop: no process, no /run/xsched, no statistics page left" \
+		"left: $left"
+	systemctl start xschedd
+fi
+
+# The NUMA tests against this kernel's view (BPF mode where the daemon
+# tests start their own daemon, the service stopped so they own the CPUs).
+systemctl stop xschedd 2>/dev/null
+export XS_BUILDDIR=$share/build XS_SRCDIR=$share
+for t in "$share"/build/tests/*; do
+	name=${t##*/}
+	timeout 600 "$t" >"$tmp/t.out" 2>&1
+	rc=$?
+	skip=
+	[[ $rc == 4 ]] && skip=" # SKIP $(grep -m1 -o 'SKIP.*' "$tmp/t.out")"
+	summary=$(grep -m1 '# Totals' "$tmp/t.out")
+	result $((rc == 0 || rc == 4)) "$name on $(numactl -H | head -n 1)$skip ${summary#*# }" \
+		"$(describe $rc)" "$(tail -n 30 "$tmp/t.out")"
+	cp "$tmp/t.out" "$out/$mode.$name.log"
+done
+echo "1..$n"
