@@ -246,6 +246,7 @@ $(KSELFTEST_HDR):
 
 -include libxsched/cuda/cuda.mk
 -include daemon/daemon.mk
+-include tests/fuzz/fuzz.mk
 
 # ---------------------------------------------------------------------------
 # Targets

@@ -26,6 +26,8 @@ PACKAGES=(
 	tmux              # tests/xsched-top-tui-keys drives the screen through it
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
+	libclang-rt-14-dev # make fuzz: libFuzzer (libclang_rt.fuzzer) and clang's sanitizer runtimes
+	spin              # make check-models: the Promela model checker (tests/models)
 )
 
 if ! command -v dpkg-query >/dev/null; then
