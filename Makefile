@@ -251,6 +251,7 @@ $(KSELFTEST_HDR):
 
 -include libxsched/cuda/cuda.mk
 -include daemon/daemon.mk
+-include tests/fuzz/fuzz.mk
 
 # make install / uninstall / deb: packaging/install.mk
 include packaging/install.mk

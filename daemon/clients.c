@@ -305,30 +305,21 @@ int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
 {
 	const struct xs_abi_request *q = (const void *)c->buf;
 	struct xs_abi_reply r;
-	int fds[2];
+	const char *why;
+	int fds[2], ret;
 
 	if (n < 0 || (n == 0 && xsd_hung_up(c->fd))) {
 		xsd_client_free(d, c);
 		return -1;
 	}
-	if (n == 0)
-		return xsd_malformed(d, c, -EBADMSG, "empty request");
-	if ((size_t)n < sizeof(*q))
-		return xsd_malformed(d, c, -EBADMSG, "truncated request");
-	if ((size_t)n > sizeof(*q))
-		return xsd_malformed(d, c, -EMSGSIZE, "oversized request");
-	if (q->magic != XS_ABI_MSG_MAGIC || q->version != XS_ABI_MSG_VERSION)
-		return xsd_malformed(d, c, -EPROTO, "bad magic or version");
-	if (q->size != sizeof(*q) || q->count > XS_ABI_MAX_TIDS)
-		return xsd_malformed(d, c, -EBADMSG, "bad size or count");
-
+	ret = xsd_request_check(c->buf, (size_t)n, &why);
+	if (ret)
+		return xsd_malformed(d, c, ret, why);
 	memset(&r, 0, sizeof(r));
 	r.type = q->type;
 	r.mode = d->mode;
 	switch (q->type) {
 	case XS_ABI_HELLO:
-		if (q->count)
-			return xsd_malformed(d, c, -EBADMSG, "HELLO with tids");
 		r.nslots = d->nslots;
 		fds[0] = d->state_ro_fd;
 		fds[1] = d->workers_ro_fd;
@@ -362,8 +353,6 @@ int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
 			r.slots[i] = s;
 		}
 		break;
-	default:
-		return xsd_malformed(d, c, -EOPNOTSUPP, "unknown request type");
 	}
 	r.nslots = c->nslots;
 	if (d->opt.verbose && r.status)

@@ -9,6 +9,7 @@
  *   reweight.c   victim tables re-weighted by load (busy CPUs sink)
  *   state.c      the published state file and its seqlock
  *   clients.c    the Unix-socket protocol, slot quotas and reclaim
+ *   request.c    whether a received record is one well-formed request
  *   caps.c       dropping the capabilities start-up needed
  *   notify.c     READY=1 and STATUS= to systemd (Type=notify)
  *
@@ -155,6 +156,11 @@ int xsd_client_input(struct xsd *d, struct xsd_client *c, int n);
 void *xsd_client_buf(struct xsd_client *c, size_t *len);
 int xsd_client_fd(const struct xsd_client *c);
 void xsd_clients_reap_dead_tids(struct xsd *d);
+
+/* request.c: 0 when @buf (@n bytes) is exactly one well-formed request of
+ * a known type, else -EBADMSG, -EMSGSIZE, -EPROTO or -EOPNOTSUPP and
+ * *@why saying what is wrong with it. */
+int xsd_request_check(const void *buf, size_t n, const char **why);
 void xsd_client_close_all(struct xsd *d);
 
 /* caps.c */

@@ -66,7 +66,7 @@ static void xs_daemon_log(const struct xs_runtime *rt, const char *fmt, ...)
 
 /* A consistent copy of the header, or -EAGAIN after XS_ABI_READ_RETRIES
  * torn copies (a writer that died mid-write leaves seq odd). */
-static int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *copy)
+int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *copy)
 {
 	for (int tries = 0;; tries++) {
 		uint64_t seq = xs_abi_read_begin(h);
@@ -213,6 +213,35 @@ static int xs_daemon_conn_map_cpus(struct xs_daemon_conn *c, const struct xs_run
 }
 
 /*
+ * Check the state file mapped at c->state (c->state_size bytes) that a
+ * daemon announcing @nslots slots handed over: a consistent header, its
+ * layout, and the CPU maps between its CPUs and ours. Fills the layout
+ * fields of @c. Returns 0, -EAGAIN (torn), -EPROTO, -EBADMSG, -ENOMEM.
+ */
+int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
+			 uint32_t nslots)
+{
+	struct xs_abi_header hc;
+	int ret;
+
+	/* The daemon may be preempted inside a publication (seqlock odd):
+	 * at connect, wait up to 10 ms for it rather than give up. */
+	for (int i = 0; (ret = xs_daemon_read_header(c->state, &hc)) == -EAGAIN && i < 20; i++)
+		usleep(500);
+	if (!ret)
+		ret = xs_abi_check_layout(&hc, c->state_size);
+	if (!ret && (hc.ncpus > XS_MAX_CPUS || hc.nslots != nslots))
+		ret = -EBADMSG;
+	if (ret)
+		return ret;
+	memcpy(c->layout, &hc, sizeof(c->layout));
+	c->ncpus = hc.ncpus;
+	c->nslots = hc.nslots;
+	c->max_age_ns = xs_daemon_max_age(hc.tick_ns);
+	return xs_daemon_conn_map_cpus(c, rt, &hc);
+}
+
+/*
  * Connect to the daemon in @dir: HELLO, map what it hands over, check the
  * layout. Returns the connection (not registered, not published) or NULL
  * with *@err = -errno and @why naming the step.
@@ -222,7 +251,6 @@ static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = 2 };
-	struct xs_abi_header hc;
 	struct xs_daemon_conn *c;
 	struct xs_abi_reply r;
 	int fds[2] = { -1, -1 }, ret, fd;
@@ -283,21 +311,7 @@ static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
 		goto fail;
 	}
 	c->state = p;
-	/* The daemon may be preempted inside a publication (seqlock odd):
-	 * at connect, wait up to 10 ms for it rather than give up. */
-	for (int i = 0; (ret = xs_daemon_read_header(c->state, &hc)) == -EAGAIN && i < 20; i++)
-		usleep(500);
-	if (!ret)
-		ret = xs_abi_check_layout(&hc, c->state_size);
-	if (!ret && (hc.ncpus > XS_MAX_CPUS || hc.nslots != r.nslots))
-		ret = -EBADMSG;
-	if (ret)
-		goto fail;
-	memcpy(c->layout, &hc, sizeof(c->layout));
-	c->ncpus = hc.ncpus;
-	c->nslots = hc.nslots;
-	c->max_age_ns = xs_daemon_max_age(hc.tick_ns);
-	ret = xs_daemon_conn_map_cpus(c, rt, &hc);
+	ret = xs_daemon_conn_state(c, rt, r.nslots);
 	if (ret)
 		goto fail;
 
@@ -446,10 +460,9 @@ static void xs_daemon_reject(struct xs_daemon_client *dc, struct xs_runtime *rt,
  * remote there), each part in the daemon's order. Returns the table, or
  * NULL with *@err = -EAGAIN (torn), -EBADMSG (invalid rows), -ENOMEM.
  */
-static struct xs_victim_table *xs_daemon_rows(struct xs_daemon_client *dc,
-					      const struct xs_runtime *rt,
-					      const struct xs_daemon_conn *c,
-					      const struct xs_abi_header *hc, uint64_t seq, int *err)
+struct xs_victim_table *xs_daemon_rows(struct xs_daemon_client *dc, const struct xs_runtime *rt,
+				       const struct xs_daemon_conn *c,
+				       const struct xs_abi_header *hc, uint64_t seq, int *err)
 {
 	const struct xs_topology *t = rt->topo;
 	uint32_t n = t->ncpus, dlen = hc->row_len;
@@ -615,8 +628,8 @@ static void xs_daemon_busy_drop(struct xs_daemon_client *dc)
 }
 
 /* Size the row buffers for connection @c. */
-static int xs_daemon_rows_alloc(struct xs_daemon_client *dc, const struct xs_runtime *rt,
-				const struct xs_daemon_conn *c)
+int xs_daemon_rows_alloc(struct xs_daemon_client *dc, const struct xs_runtime *rt,
+			 const struct xs_daemon_conn *c)
 {
 	size_t len = (size_t)rt->topo->ncpus * (c->ncpus ? c->ncpus - 1 : 0);
 

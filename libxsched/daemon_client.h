@@ -156,6 +156,23 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 uint64_t xs_daemon_now_ns(void);
 
 /*
+ * Reading the state file, step by step (connect, then every poll); the
+ * real code and tests/fuzz/daemon-state.c call these. A consistent copy of
+ * the header or -EAGAIN (torn); the checks of a new connection's mapped
+ * state; the row buffers for it; its victim rows as a table of ours (or
+ * NULL, *@err = 0 unchanged, -EAGAIN, -EBADMSG, -ENOMEM).
+ */
+struct xs_victim_table;
+int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *copy);
+int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
+			 uint32_t nslots);
+int xs_daemon_rows_alloc(struct xs_daemon_client *dc, const struct xs_runtime *rt,
+			 const struct xs_daemon_conn *c);
+struct xs_victim_table *xs_daemon_rows(struct xs_daemon_client *dc, const struct xs_runtime *rt,
+				       const struct xs_daemon_conn *c,
+				       const struct xs_abi_header *hc, uint64_t seq, int *err);
+
+/*
  * Thief side, once per request attempt (xs_dlb_idle): poll when due, then
  * return the connection whose worker state may be consulted, or NULL.
  */

@@ -32,6 +32,8 @@ PACKAGES=(
 	debhelper         # make deb: debian/rules (dh), dh-sequence-*
 	lintian           # make deb: the packages' lint
 	dpkg-dev          # make install: dpkg-architecture (multiarch LIBDIR); make deb
+	libclang-rt-14-dev # make fuzz: libFuzzer (libclang_rt.fuzzer) and clang's sanitizer runtimes
+	spin              # make check-models: the Promela model checker (tests/models)
 )
 
 if ! command -v dpkg-query >/dev/null; then

@@ -279,8 +279,9 @@ static inline __u64 xs_abi_layout(struct xs_abi_header *h, __u32 ncpus, __u32 nn
 
 /*
  * Check the layout fields of a mapped state of @size bytes: magic, version,
- * sizes, and that every array lies inside the file. Returns 0 or -EPROTO
- * (other daemon or ABI), -EBADMSG (inconsistent layout).
+ * sizes, and that every array lies inside the file, on a cache line of its
+ * own. Returns 0 or -EPROTO (other daemon or ABI), -EBADMSG (inconsistent
+ * layout).
  */
 static inline int xs_abi_check_layout(const struct xs_abi_header *h, __u64 size)
 {
@@ -303,6 +304,10 @@ static inline int xs_abi_check_layout(const struct xs_abi_header *h, __u64 size)
 	    (__u64)h->worker_off + (__u64)h->nslots * h->worker_size > size ||
 	    h->cpu_off < sizeof(*h) || h->node_off < sizeof(*h) ||
 	    h->victim_off < sizeof(*h) || h->worker_off < sizeof(*h))
+		return -74;
+	/* Each array starts on a cache line (xs_abi_layout()): readers load
+	 * its fields atomically, which a misaligned offset would break. */
+	if ((h->cpu_off | h->node_off | h->victim_off | h->worker_off) % XS_ABI_CACHE_LINE)
 		return -74;
 	return 0;
 }

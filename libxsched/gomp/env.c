@@ -315,7 +315,7 @@ static void xg_env_loop(void)
 	xg_env.icv.run_chunk = s.chunk > INT32_MAX ? INT32_MAX : (int32_t)s.chunk;
 }
 
-static void xg_env_load(void)
+void xg_env_load(void)
 {
 	unsigned long n;
 	uint32_t levels;

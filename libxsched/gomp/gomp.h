@@ -81,6 +81,9 @@ extern struct xg_global xg_env;
 
 /* Load the OMP_* environment into xg_env once (thread-safe). */
 void xg_env_init(void);
+/* Parse the OMP_* environment into xg_env now; xg_env_init() does it once.
+ * Called directly by tests/fuzz/omp-env.c. */
+void xg_env_load(void);
 
 /* The ICVs of a region's implicit tasks: nthreads-var drops its first
  * element (OMP_NUM_THREADS=4,2: regions nested in a team of 4 get 2). */
