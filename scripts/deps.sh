@@ -26,6 +26,7 @@ PACKAGES=(
 	tmux              # tests/xsched-top-tui-keys drives the screen through it
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
+	gcc-12-source     # tests/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
 )
 
 if ! command -v dpkg-query >/dev/null; then
