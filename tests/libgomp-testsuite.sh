@@ -131,6 +131,7 @@ fi
 # Compile one test: build-one SPEC BIN LOG
 if [[ ${1:-} == --build-one ]]; then
 	spec=$2 bin=$3 log=$4
+	[[ -x $bin ]] && exit 0 # a concurrent run built it
 	srcs=() flags=()
 	while IFS=$'\t' read -r key val; do
 		case $key in
