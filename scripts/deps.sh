@@ -34,6 +34,7 @@ PACKAGES=(
 	dpkg-dev          # make install: dpkg-architecture (multiarch LIBDIR); make deb
 	libclang-rt-14-dev # make fuzz: libFuzzer (libclang_rt.fuzzer) and clang's sanitizer runtimes
 	spin              # make check-models: the Promela model checker (tests/models)
+	gcc-12-source     # tests/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
 )
 
 if ! command -v dpkg-query >/dev/null; then

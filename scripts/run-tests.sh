@@ -5,7 +5,8 @@
 #
 # Each TEST is an executable (a kselftest-harness binary or a script) that
 # prints TAP. It runs with stdin from /dev/null and a time limit of
-# TEST_TIMEOUT seconds (default 300); its output is passed through indented
+# TEST_TIMEOUT seconds (default 300; a script may raise its own limit with
+# a line "# xs-test-timeout: N"); its output is passed through indented
 # as a KTAP subtest, followed by "ok N name", "not ok N name" or
 # "ok N name # SKIP reason". The last line counts the individual test cases:
 #
@@ -64,6 +65,12 @@ for test in "$@"; do
 	# Stream the test's output, indented; TAP lines count, anything else
 	# (stderr, sanitizer reports) becomes a diagnostic so the KTAP stays valid.
 	exe=$(realpath "$test")
+	# A script may ask for a longer limit: a line "# xs-test-timeout: N".
+	limit=$timeout_s
+	if [[ $test == *.sh ]]; then
+		own=$(sed -n 's/^# xs-test-timeout: *\([1-9][0-9]*\)$/\1/p' "$test" | head -n 1)
+		[[ -n $own ]] && ((own > limit)) && limit=$own
+	fi
 	while IFS= read -r line || [[ -n $line ]]; do
 		case $line in
 		"ok "*"# SKIP"* | "ok "*"# skip"* | "not ok "*"# SKIP"*)
@@ -84,14 +91,14 @@ for test in "$@"; do
 		printf '  %s\n' "$line"
 	done < <(
 		cd "$XS_SRCDIR" &&
-			timeout -k 10 "$timeout_s" "${wrapper[@]}" "$exe" </dev/null 2>&1
+			timeout -k 10 "$limit" "${wrapper[@]}" "$exe" </dev/null 2>&1
 		echo $? >"$tmp/rc"
 	)
 	rc=$(cat "$tmp/rc" 2>/dev/null || echo 255)
 
 	why=
 	if ((rc == 124 || rc == 137)); then
-		why="timed out after ${timeout_s}s"
+		why="timed out after ${limit}s"
 	elif ((rc > 128)); then
 		why="killed by signal $(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
 	elif ((rc != 0 && rc != 4 && (rc != 1 || t_fail == 0))); then

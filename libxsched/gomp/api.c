@@ -166,12 +166,6 @@ XG_EXPORT int omp_get_proc_bind(void)
 	return (int)xg_task_self()->icv->bind;
 }
 
-XG_EXPORT int omp_get_num_places(void)
-{
-	xg_env_init();
-	return (int)xg_env.num_places;
-}
-
 XG_EXPORT int omp_get_max_task_priority(void)
 {
 	xg_env_init();
@@ -225,12 +219,18 @@ XG_EXPORT int omp_get_device_num(void)
 	return 0;
 }
 
-XG_EXPORT int omp_get_num_teams(void)
+/* omp_pause_resource: the host's idle runtimes are destroyed, their
+ * threads with them (team.c); refused inside a parallel region, and for
+ * any device but the host, as libgomp does. */
+XG_EXPORT int omp_pause_resource(int kind, int device)
 {
-	return 1;
+	(void)kind;
+	if (device != 0 || omp_in_parallel())
+		return -1;
+	return xg_pool_pause();
 }
 
-XG_EXPORT int omp_get_team_num(void)
+XG_EXPORT int omp_pause_resource_all(int kind)
 {
-	return 0;
+	return omp_pause_resource(kind, 0);
 }

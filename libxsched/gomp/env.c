@@ -39,6 +39,12 @@ void xg_env_nthreads_level(struct xg_icv *icv)
 	icv->nthreads = xg_nthreads_list[icv->nthreads_at];
 }
 
+uint32_t xg_env_nthreads_list(const uint32_t **list)
+{
+	*list = xg_nthreads_list;
+	return xg_nthreads_levels;
+}
+
 static const char *xg_getenv(const char *name)
 {
 	const char *v = getenv(name);
@@ -255,41 +261,22 @@ static bool xg_env_proc_bind(void)
 	return false;
 }
 
-/* OMP_PLACES: an abstract name (threads, cores, sockets, ll_caches,
- * numa_domains); the count of places comes from xsched's topology. */
+/* OMP_PLACES (places.c): the count of places and their kind. */
 static bool xg_env_places(void)
 {
-	static const char *const names[] = { "threads", "cores", "sockets", "ll_caches",
-					     "numa_domains" };
 	const char *v = xg_getenv("OMP_PLACES");
-	struct xs_topology *topo;
-	uint32_t counts[5];
-	size_t len;
-	int kind = -1;
+	int n;
 
 	if (!v)
 		return false;
-	len = strcspn(v, "(");
-	for (int k = 0; k < 5; k++)
-		if (strlen(names[k]) == len && !strncasecmp(v, names[k], len))
-			kind = k;
-	if (kind < 0) {
+	n = xg_places_init(v, &xg_env.place_kind);
+	if (n < 0) {
 		xg_bad("OMP_PLACES", v,
-		       "only threads, cores, sockets, ll_caches and numa_domains are supported; "
-		       "using threads");
-		kind = 0;
-	}
-	topo = xs_topology_load(xg_getenv("XSCHED_SYSFS_ROOT"));
-	if (!topo)
+		       "expected threads, cores, sockets, ll_caches or numa_domains with an "
+		       "optional (count), or a list of places such as {0,1},{2:2}; no places");
 		return false;
-	counts[0] = topo->ncpus;
-	counts[1] = topo->ncores;
-	counts[2] = topo->npackages;
-	counts[3] = topo->nllcs;
-	counts[4] = topo->nnodes;
-	xg_env.place_kind = (uint32_t)kind;
-	xg_env.num_places = counts[kind];
-	xs_topology_free(topo);
+	}
+	xg_env.num_places = (uint32_t)n;
 	return true;
 }
 
@@ -319,7 +306,7 @@ void xg_env_load(void)
 {
 	unsigned long n;
 	uint32_t levels;
-	bool nested = false, places, bound, cancel = false, display = false;
+	bool nested = false, places, bound, cancel = false;
 	const char *v;
 
 	xs_thread_name_prefix_set(XS_THREAD_NAME_OMP);
@@ -354,6 +341,10 @@ void xg_env_load(void)
 									: (uint32_t)n;
 	if (xg_parse_single_uint("OMP_THREAD_LIMIT", 1, UINT32_MAX, &n))
 		xg_env.icv.thread_limit = (uint32_t)n;
+	if (xg_parse_single_uint("OMP_NUM_TEAMS", 1, INT32_MAX, &n))
+		xg_env.num_teams = (uint32_t)n;
+	if (xg_parse_single_uint("OMP_TEAMS_THREAD_LIMIT", 1, INT32_MAX, &n))
+		xg_env.teams_thread_limit = (uint32_t)n;
 	if (xg_parse_single_uint("OMP_MAX_TASK_PRIORITY", 0, INT32_MAX, &n))
 		xg_env.max_task_priority = (int32_t)n;
 	xg_env_stacksize();
@@ -372,25 +363,15 @@ void xg_env_load(void)
 	if (xg_parse_bool("OMP_CANCELLATION", &cancel) && cancel)
 		xg_bad("OMP_CANCELLATION", "true",
 		       "cancellation is not supported by xsched; cancel constructs do nothing");
+	xg_parse_bool("OMP_DISPLAY_AFFINITY", &xg_env.display_affinity);
 	if ((v = xg_getenv("OMP_DISPLAY_ENV")) && strcasecmp(v, "false")) {
-		display = !strcasecmp(v, "true") || !strcasecmp(v, "verbose");
-		if (!display)
+		bool verbose = !strcasecmp(v, "verbose");
+
+		if (verbose || !strcasecmp(v, "true"))
+			xg_display_env(verbose);
+		else
 			xg_bad("OMP_DISPLAY_ENV", v, "expected true, false or verbose");
 	}
-	if (display)
-		fprintf(stderr,
-			"\nOPENMP DISPLAY ENVIRONMENT BEGIN (libxsched-gomp)\n"
-			"  _OPENMP = '201511'\n  OMP_DYNAMIC = '%s'\n  OMP_NUM_THREADS = '%u'\n"
-			"  OMP_SCHEDULE = '%s%s,%d'\n  OMP_PROC_BIND = '%u'\n"
-			"  OMP_MAX_ACTIVE_LEVELS = '%u'\n  OMP_THREAD_LIMIT = '%u'\n"
-			"  OMP_WAIT_POLICY = '%s'\n  OMP_CANCELLATION = 'FALSE'\n"
-			"OPENMP DISPLAY ENVIRONMENT END\n",
-			xg_env.icv.dynamic ? "TRUE" : "FALSE", xg_env.icv.nthreads,
-			xg_env.icv.run_sched & XG_SCHED_MONOTONIC ? "MONOTONIC:" : "",
-			(const char *[]){ "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO", "HYBRID", "?",
-					  "?" }[xg_env.icv.run_sched & 7],
-			xg_env.icv.run_chunk, xg_env.icv.bind, xg_env.icv.max_active_levels,
-			xg_env.icv.thread_limit, xg_env.wait_passive ? "PASSIVE" : "ACTIVE");
 }
 
 static pthread_once_t xg_env_once = PTHREAD_ONCE_INIT;

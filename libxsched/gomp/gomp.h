@@ -73,11 +73,28 @@ struct xg_global {
 	uint32_t place_kind;        /* 0 threads, 1 cores, 2 sockets */
 	int32_t max_task_priority;  /* OMP_MAX_TASK_PRIORITY */
 	bool wait_passive;          /* OMP_WAIT_POLICY=passive */
+	uint32_t num_teams;         /* OMP_NUM_TEAMS (0: unset) */
+	uint32_t teams_thread_limit;/* OMP_TEAMS_THREAD_LIMIT (0: unset) */
+	bool display_affinity;      /* OMP_DISPLAY_AFFINITY */
 	/* XSCHED_LOOP_*: the hybrid schedule's ns, nd, grain (kind and chunk
 	 * went into icv.run_sched/run_chunk when XSCHED_LOOP_SCHEDULE is set). */
 	struct xs_loop_sched loop;
 };
 extern struct xg_global xg_env;
+
+/* places.c: parse OMP_PLACES' value @v; the number of places, or -1 when
+ * it is malformed; *kind: 0 threads .. 4 numa_domains, 5 a list. */
+int xg_places_init(const char *v, uint32_t *kind);
+const char *xg_places_string(void); /* "{0},{1}" */
+
+/* display_env.c, affinity_fmt.c, allocator.c: what omp_display_env shows. */
+void xg_display_env(bool verbose);
+void omp_display_affinity(const char *format);
+const char *xg_affinity_format(void);
+const char *xg_allocator_name(uintptr_t allocator);
+uintptr_t xg_allocator_default(void);
+/* env.c: OMP_NUM_THREADS' list; returns its length (0: not set). */
+uint32_t xg_env_nthreads_list(const uint32_t **list);
 
 /* Load the OMP_* environment into xg_env once (thread-safe). */
 void xg_env_init(void);
@@ -132,6 +149,7 @@ struct xg_ws {
 	_Atomic(void *) copy;                    /* single copyprivate data */
 	_Atomic uint64_t copy_ready;             /* k + 1 once `copy` is set */
 	struct xg_doacross *doacross;
+	uintptr_t *task_red;                     /* task reductions: the first thread's */
 };
 
 /* ------------------------------------------------------------------ */
@@ -149,6 +167,7 @@ struct xg_team {
 	void (*fn)(void *);
 	void *data;
 	bool ws_preset;             /* construct 0 set up by a combined construct */
+	uintptr_t *reductions;      /* GOMP_parallel_reductions' registration */
 	uint32_t ws_dirty;          /* ring slots used since the last reset */
 	struct xg_ws ws[XG_WS_RING];
 };
@@ -175,6 +194,7 @@ struct xg_task {
 	uint64_t chunk_lo, chunk_hi;/* the chunk being run (ordered) */
 	bool ordered_done;          /* its ordered turn was passed on */
 	struct xg_region *region;   /* GOMP_parallel_start's region, or NULL */
+	uintptr_t *reductions;      /* innermost task reduction registration */
 };
 
 /* A region being run by its encountering thread (team.c). */
@@ -280,12 +300,55 @@ void xg_ordered_pass(struct xg_task *it);
 void xg_doacross_init(struct xg_ws *ws, unsigned ncounts, const uint64_t *counts);
 void xg_doacross_free(struct xg_ws *ws);
 
+/* omp_pause_resource (team.c): destroy the runtimes not in use. */
+int xg_pool_pause(void);
+
 /* Wake @team's parked workers after publishing something they may wait
  * for with xg_wait_until(). */
 void xg_team_notify(const struct xg_team *team);
 
 /* Wait until @done(@arg), running tasks meanwhile. */
 void xg_wait_until(bool (*done)(void *), void *arg);
+
+/* A fresh team of one for an initial task (a target region run on the
+ * host): its ring ready, level 0 (team.c). Freed with xs_free_cache_aligned
+ * semantics by xg_team_free(). */
+struct xg_team *xg_team_new_initial(void);
+void xg_team_free(struct xg_team *team);
+
+/* teams.c: the league of the calling thread's teams region (thread-local,
+ * as in libgomp: threads of a parallel region inside a team see 1 team). */
+struct xg_league {
+	uint32_t num_teams;         /* omp_get_num_teams() - 1 */
+	uint32_t team_num;          /* omp_get_team_num() */
+};
+extern __thread struct xg_league xg_league __attribute__((tls_model("initial-exec")));
+
+/* task.c: the ABI entry point, for constructs that become tasks. */
+void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+	       long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+	       void *detach);
+
+void GOMP_taskgroup_reduction_register(uintptr_t *data);
+
+/* task_reduction.c: register gcc's reduction array @data (see there) for
+ * @nthreads threads, inside registration @old; @orig: share its copies. */
+void xg_reduction_register(uintptr_t *data, uintptr_t *old, const uintptr_t *orig,
+			   uint32_t nthreads);
+/* A worksharing construct's task reductions, once @ws was entered. */
+void xg_ws_task_reduction(struct xg_ws *ws, bool first, uintptr_t *data);
+/* team.c: GOMP_parallel_reductions' region; returns its thread count. */
+unsigned xg_parallel_reductions(void (*fn)(void *), void *data, unsigned nthreads,
+				unsigned flags, uintptr_t *reductions);
+
+/* detach.c: the body of a task with a detach clause, which finds its event
+ * first in its argument block; xg_detach_prepare() makes the event,
+ * stores it at @detach and in @data, and returns xg_detach_main. */
+void (*xg_detach_prepare(void (*fn)(void *), void *data, void *detach))(void *);
+void xg_detach_main(void *data);
+
+/* task.c: wait for the siblings that @depend names (GOMP_taskwait_depend). */
+void xg_depend_wait_self(void **depend);
 
 /* Print "libxsched-gomp: <what> is not supported" and abort. */
 __attribute__((noreturn)) void xg_unsupported(const char *what);

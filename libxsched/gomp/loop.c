@@ -155,8 +155,7 @@ struct xg_ws *xg_loop_enter(const struct xg_loop_spec *spec, uintptr_t *reductio
 	bool first;
 	struct xg_ws *ws;
 
-	if (reductions)
-		xg_unsupported(who);
+	(void)who;
 	ws = xg_ws_enter(&first);
 	if (first) {
 		xg_loop_init(ws, spec->n, spec->start, spec->step, spec->end, spec->sched,
@@ -164,6 +163,8 @@ struct xg_ws *xg_loop_enter(const struct xg_loop_spec *spec, uintptr_t *reductio
 		if (spec->ncounts)
 			xg_doacross_init(ws, spec->ncounts, spec->counts);
 	}
+	if (reductions)
+		xg_ws_task_reduction(ws, first, reductions);
 	xg_ws_mem(ws, first, mem);
 	if (first)
 		xg_ws_ready(ws);

@@ -27,11 +27,11 @@ XG_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, v
 	bool first;
 	struct xg_ws *ws;
 
-	if (reductions)
-		xg_unsupported("a task reduction on a sections construct (GOMP_sections2_start)");
 	ws = xg_ws_enter(&first);
 	if (first)
 		xg_sections_init(ws, &count);
+	if (reductions)
+		xg_ws_task_reduction(ws, first, reductions);
 	xg_ws_mem(ws, first, mem);
 	if (first)
 		xg_ws_ready(ws);

@@ -110,23 +110,26 @@ XG_EXPORT bool GOMP_cancellation_point(int which)
 
 /* The `error` directive (OpenMP 5.1) at execution time: @msg is not
  * necessarily NUL-terminated; @len is (size_t)-1 when it is. */
+/* In libgomp's words (programs and gcc's testsuite match them): a blank
+ * line, then "libgomp: [fatal error: ]error directive encountered[: msg]". */
 static void xg_error_message(const char *kind, const char *msg, size_t len)
 {
 	if (!msg)
-		fprintf(stderr, "libgomp: %s\n", kind);
+		fprintf(stderr, "\nlibgomp: %serror directive encountered\n", kind);
 	else if (len == (size_t)-1)
-		fprintf(stderr, "libgomp: %s: %s\n", kind, msg);
+		fprintf(stderr, "\nlibgomp: %serror directive encountered: %s\n", kind, msg);
 	else
-		fprintf(stderr, "libgomp: %s: %.*s\n", kind, (int)len, msg);
+		fprintf(stderr, "\nlibgomp: %serror directive encountered: %.*s\n", kind, (int)len,
+			msg);
 }
 
 XG_EXPORT void GOMP_warning(const char *msg, size_t len)
 {
-	xg_error_message("warning", msg, len);
+	xg_error_message("", msg, len);
 }
 
 XG_EXPORT void GOMP_error(const char *msg, size_t len)
 {
-	xg_error_message("fatal error", msg, len);
+	xg_error_message("fatal error: ", msg, len);
 	exit(EXIT_FAILURE);
 }

@@ -70,6 +70,7 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 	t.icv = parent->icv;
 	t.deps = NULL;
 	t.region = NULL;
+	t.reductions = parent->reductions;
 	t.final = final;
 	/* The binding team's thread number of the executing thread. */
 	t.tid = parent->team->rt ? (uint32_t)xs_worker_id() : 0;
@@ -283,13 +284,15 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	struct xg_record *r;
 
 	(void)priority; /* a hint; xsched's queues have no priorities */
-	if (flags & XG_TASK_DETACH || detach)
-		xg_unsupported("the detach clause (GOMP_task with an event)");
+	if (flags & XG_TASK_DETACH)
+		fn = xg_detach_prepare(fn, data, detach);
 	/* Undeferred: if(0), included (in a final task), a team of one
 	 * thread (nobody else could run it: running it now is the cheapest
-	 * schedule, as in libgomp), or no worker to queue on (outside every
+	 * schedule, as in libgomp; but not a detached task, whose event the
+	 * code after it may fulfill), or no worker to queue on (outside every
 	 * region: the initial task's team of one). */
-	if (!if_clause || cur->final || cur->team->nthreads == 1 || !xs_self) {
+	if (!if_clause || cur->final || (cur->team->nthreads == 1 && !(flags & XG_TASK_DETACH)) ||
+	    !xs_self) {
 		if (deps)
 			xg_depend_wait(cur, depend);
 		xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final, NULL, NULL);
@@ -314,6 +317,11 @@ XG_EXPORT void GOMP_taskwait(void)
 }
 
 XG_EXPORT void GOMP_taskwait_depend(void **depend)
+{
+	xg_depend_wait(xg_task_self(), depend);
+}
+
+void xg_depend_wait_self(void **depend)
 {
 	xg_depend_wait(xg_task_self(), depend);
 }

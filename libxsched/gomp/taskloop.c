@@ -5,7 +5,8 @@
  * being its [start, end) bounds, as gcc's outlined body expects.
  *
  * Splitting: grainsize g gives max(1, n / g) tasks (each at least g
- * iterations, the remainder spread one by one); num_tasks k gives min(k, n)
+ * iterations, the remainder spread one by one), grainsize(strict: g)
+ * tasks of g iterations but the last; num_tasks k gives min(k, n)
  * tasks; neither gives min(n, 4 x team size). Unless nogroup, the
  * construct waits for its tasks (an implicit taskgroup).
  */
@@ -18,6 +19,7 @@
 #define XG_TASK_IF         (1u << 10)
 #define XG_TASK_NOGROUP    (1u << 11)
 #define XG_TASK_REDUCTION  (1u << 12)
+#define XG_TASK_STRICT     (1u << 14)
 
 void xg_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
 		    long align, bool if_clause, bool final, void (*patch)(void *, const void *),
@@ -42,14 +44,21 @@ static void xg_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, vo
 {
 	uint64_t n = xg_trip_count(start, end, up ? step : -step, up, is_signed);
 	uint64_t ntasks, per, extra, at = 0;
+	/* grainsize(strict: g): tasks of exactly g iterations, the last one
+	 * of what remains. */
+	bool strict = (flags & XG_TASK_GRAINSIZE) && (flags & XG_TASK_STRICT) && num;
 
-	if (flags & XG_TASK_REDUCTION)
-		xg_unsupported("the reduction clause of taskloop (task reductions)");
 	if (size < (long)(2 * sizeof(uint64_t)))
 		xg_unsupported("a taskloop whose argument block has no room for its bounds");
+	/* reduction: the block starts with the bounds and the registration
+	 * array, which gcc's code unregisters after the construct. */
+	if ((flags & XG_TASK_REDUCTION) && !(flags & XG_TASK_NOGROUP))
+		GOMP_taskgroup_reduction_register(((uintptr_t **)data)[2]);
 	if (!n)
 		return;
-	if (flags & XG_TASK_GRAINSIZE) {
+	if (strict) {
+		ntasks = n / num + (n % num != 0);
+	} else if (flags & XG_TASK_GRAINSIZE) {
 		ntasks = num ? n / num : n;
 		if (!ntasks)
 			ntasks = 1;
@@ -63,7 +72,7 @@ static void xg_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, vo
 	per = n / ntasks;
 	extra = n % ntasks;
 	for (uint64_t t = 0; t < ntasks; t++) {
-		uint64_t len = per + (t < extra);
+		uint64_t len = strict ? (t + 1 < ntasks ? num : n - at) : per + (t < extra);
 		struct xg_bounds b = { start + at * step, start + (at + len) * step };
 
 		at += len;

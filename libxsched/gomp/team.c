@@ -55,6 +55,29 @@ static void *xg_alloc_team(void)
 	return team;
 }
 
+struct xg_team *xg_team_new_initial(void)
+{
+	struct xg_team *team = xg_alloc_team();
+
+	team->nthreads = 1;
+	/* Relaxed: the calling thread's own team of one, not shared. */
+	for (uint32_t i = 0; i < XG_WS_RING; i++) {
+		xs_store_relaxed(&team->ws[i].gen, i);
+		team->ws[i].team = team;
+	}
+	return team;
+}
+
+void xg_team_free(struct xg_team *team)
+{
+	/* Its constructors' team memory, as xg_region_end() frees it. */
+	for (uint32_t i = 0; i < XG_WS_RING; i++) {
+		free(team->ws[i].mem);
+		free(team->ws[i].hslots);
+	}
+	free(team);
+}
+
 struct xg_task *xg_task_self_slow(void)
 {
 	struct xg_task *t;
@@ -67,13 +90,7 @@ struct xg_task *xg_task_self_slow(void)
 			xg_warn("out of memory for the initial task");
 			abort();
 		}
-		t->team = xg_alloc_team();
-		t->team->nthreads = 1;
-		/* Relaxed: this thread's own team of one, not shared. */
-		for (uint32_t i = 0; i < XG_WS_RING; i++) {
-			xs_store_relaxed(&t->team->ws[i].gen, i);
-			t->team->ws[i].team = t->team;
-		}
+		t->team = xg_team_new_initial();
 		t->implicit = t;
 		t->icv = &xg_env.icv;
 		xg_initial = t;
@@ -107,6 +124,51 @@ uint32_t xg_team_size(void)
  * regions run with one thread without trying again. */
 static _Atomic bool xg_pool_failed;
 
+/* A runtime for entry @e (ours, busy) whose runtime omp_pause_resource()
+ * destroyed; false (and @e released) if none can be made. */
+static bool xg_pool_revive(struct xg_pool_entry *e)
+{
+	void *saved = xs_self;
+
+	xs_self = NULL;
+	e->rt = xs_runtime_create(e->nthreads);
+	xs_self = saved;
+	if (e->rt)
+		return true;
+	xg_warn("cannot create an xsched runtime of %u workers (%s); "
+		"parallel regions run with one thread", e->nthreads, strerror(errno));
+	/* Release: as xg_pool_put(). */
+	xs_store_release(&e->busy, false);
+	return false;
+}
+
+/*
+ * omp_pause_resource on the host: destroy the runtimes no region uses, so
+ * that their threads end (and their threadprivate data with them); the
+ * next region that needs one creates it again. Returns 0.
+ */
+int xg_pool_pause(void)
+{
+	struct xg_pool_entry *e = xs_load_acquire(&xg_pool);
+
+	for (; e; e = e->next) {
+		bool idle = false;
+
+		/* Acquire, as in xg_pool_take(): the last region is done. */
+		if (!atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
+							     memory_order_acquire,
+							     memory_order_relaxed))
+			continue;
+		if (e->rt && !(xs_self && xs_self->rt == e->rt)) {
+			xs_runtime_destroy(e->rt);
+			e->rt = NULL;
+		}
+		/* Release: as xg_pool_put(). */
+		xs_store_release(&e->busy, false);
+	}
+	return 0;
+}
+
 /* A runtime of @n workers not in use, marked busy; NULL if none can be
  * made (the region then runs with fewer threads). */
 static struct xg_pool_entry *xg_pool_take(uint32_t n)
@@ -121,8 +183,11 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 		if (e->nthreads == n && !xs_load_relaxed(&e->busy) &&
 		    atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
 							    memory_order_acquire,
-							    memory_order_relaxed))
+							    memory_order_relaxed)) {
+			if (!e->rt && !xg_pool_revive(e))
+				return NULL;
 			return e;
+		}
 	}
 	/* Relaxed: a hint to stop retrying; a race only retries once more. */
 	if (xs_load_relaxed(&xg_pool_failed))
@@ -177,7 +242,8 @@ __attribute__((destructor)) static void xg_pool_destroy(void)
 		/* Acquire, as in xg_pool_take(): the last region is done. */
 		if (atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
 							    memory_order_acquire,
-							    memory_order_relaxed)) {
+							    memory_order_relaxed) &&
+		    e->rt) {
 			xs_runtime_destroy(e->rt);
 			e->rt = NULL;
 		}
@@ -200,8 +266,17 @@ static void xg_implicit_init(struct xg_task *it, struct xg_team *team, uint32_t 
 	xs_loop_cursor_init(&it->cur, tid);
 	it->parent = team->encountering;
 	it->icv = &team->icv;
+	it->reductions = team->reductions;
 	if (team->ws_preset) /* construct 0 was set up before the team started */
 		it->ws_count = 1, it->ws = &team->ws[0], it->ws_gen = 0;
+}
+
+/* OMP_DISPLAY_AFFINITY=true: each thread of a team shows its affinity
+ * when the region starts (affinity_fmt.c's format). */
+static void xg_implicit_display(void)
+{
+	if (xs_unlikely(xg_env.display_affinity))
+		omp_display_affinity(NULL);
 }
 
 /* The implicit task of threads 1..P-1 of @team (xsched workers). */
@@ -213,6 +288,7 @@ static void xg_implicit_main(void *arg)
 
 	xg_implicit_init(&it, team, (uint32_t)xs_worker_id());
 	xg_cur = &it;
+	xg_implicit_display();
 	team->fn(team->data);
 	/* Join our tasks while `it` still exists (task.c). */
 	xs_task_wait();
@@ -259,7 +335,7 @@ static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req)
  * its stack, GOMP_parallel_start in the heap).
  */
 static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data, unsigned req,
-			    xg_ws_init_fn init, const void *init_arg)
+			    xg_ws_init_fn init, const void *init_arg, uintptr_t *reductions)
 {
 	struct xg_task *cur = xg_task_self();
 	uint32_t n = xg_team_threads(cur, req);
@@ -291,6 +367,9 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	team->fn = fn;
 	team->data = data;
 	team->ws_preset = init != NULL;
+	team->reductions = reductions;
+	if (reductions)
+		xg_reduction_register(reductions, NULL, NULL, n);
 	xg_team_reset(team);
 	if (init) {
 		init(&team->ws[0], init_arg);
@@ -306,6 +385,7 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	}
 	xg_implicit_init(&r->it, team, 0);
 	xg_cur = &r->it;
+	xg_implicit_display();
 }
 
 static void xg_region_end(struct xg_region *r)
@@ -337,9 +417,25 @@ void xg_parallel_ws(void (*fn)(void *), void *data, unsigned req, unsigned flags
 	struct xg_region r;
 
 	(void)flags; /* proc_bind: workers are placed once, per runtime */
-	xg_region_begin(&r, fn, data, req, init, init_arg);
+	xg_region_begin(&r, fn, data, req, init, init_arg, NULL);
 	fn(data);
 	xg_region_end(&r);
+}
+
+/* The task modifier of reduction on parallel: the region's implicit tasks
+ * share one registration, made before they start. */
+unsigned xg_parallel_reductions(void (*fn)(void *), void *data, unsigned req, unsigned flags,
+				uintptr_t *reductions)
+{
+	struct xg_region r;
+	unsigned n;
+
+	(void)flags;
+	xg_region_begin(&r, fn, data, req, NULL, NULL, reductions);
+	n = r.team->nthreads;
+	fn(data);
+	xg_region_end(&r);
+	return n;
 }
 
 void xg_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
@@ -361,7 +457,7 @@ void xg_parallel_start(void (*fn)(void *), void *data, unsigned req, xg_ws_init_
 		xg_warn("out of memory for a parallel region");
 		abort();
 	}
-	xg_region_begin(r, fn, data, req, init, init_arg);
+	xg_region_begin(r, fn, data, req, init, init_arg, NULL);
 	r->it.region = r;
 }
 
