@@ -26,6 +26,7 @@ PACKAGES=(
 	tmux              # tests/xsched-top-tui-keys drives the screen through it
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
+	libmetis-dev      # xsched-affinity, xsched-bench --affinity: METIS partitions affinity graphs
 )
 
 if ! command -v dpkg-query >/dev/null; then
