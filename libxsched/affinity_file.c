@@ -547,6 +547,11 @@ static const struct xs_affinity_map *xs_replay_override;
 static struct xs_affinity_map xs_replay_map;
 static char xs_replay_path[4096];
 static bool xs_replay_loaded, xs_replay_ok;
+/* The machine of the last runtime asked about: a loop's lookup must not
+ * cost a placement walk (its workers never move). */
+static const struct xs_runtime *xs_replay_rt;
+static const void *xs_replay_rt_workers, *xs_replay_rt_topo;
+static struct xs_aff_machine xs_replay_mach;
 
 void xs_affinity_override(const struct xs_affinity_map *m)
 {
@@ -591,15 +596,20 @@ const struct xs_affinity_map *xs_affinity_lookup(struct xs_runtime *rt, uint64_t
 		xs_say_once(msg);
 		m = NULL;
 	}
-	if (m) {
+	if (m && (xs_replay_rt != rt || xs_replay_rt_workers != rt->workers ||
+		  xs_replay_rt_topo != rt->topo || xs_replay_mach.nworkers != rt->nworkers)) {
 		if (xs_aff_machine_from_runtime(rt, &mach) < 0) {
 			m = NULL;
 		} else {
-			if (xs_affinity_map_fits(m, path, n, &mach) < 0)
-				m = NULL;
-			xs_aff_machine_free(&mach);
+			xs_aff_machine_free(&xs_replay_mach);
+			xs_replay_mach = mach;
+			xs_replay_rt = rt;
+			xs_replay_rt_workers = rt->workers;
+			xs_replay_rt_topo = rt->topo;
 		}
 	}
+	if (m && xs_affinity_map_fits(m, path, n, &xs_replay_mach) < 0)
+		m = NULL;
 	pthread_mutex_unlock(&xs_replay_lock);
 	return m;
 }

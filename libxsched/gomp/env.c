@@ -310,7 +310,9 @@ static void xg_env_loop(void)
 	xg_env.loop = s;
 	if (s.kind == XS_LOOP_DEFAULT)
 		return;
-	xg_env.icv.run_sched = s.kind == XS_LOOP_HYBRID ? XG_SCHED_HYBRID : s.kind;
+	xg_env.icv.run_sched = s.kind == XS_LOOP_HYBRID	    ? XG_SCHED_HYBRID
+			       : s.kind == XS_LOOP_AFFINITY ? XG_SCHED_AFFINITY
+							    : s.kind;
 	xg_env.icv.run_chunk = s.chunk > INT32_MAX ? INT32_MAX : (int32_t)s.chunk;
 }
 
@@ -385,7 +387,7 @@ static void xg_env_load(void)
 			"OPENMP DISPLAY ENVIRONMENT END\n",
 			xg_env.icv.dynamic ? "TRUE" : "FALSE", xg_env.icv.nthreads,
 			xg_env.icv.run_sched & XG_SCHED_MONOTONIC ? "MONOTONIC:" : "",
-			(const char *[]){ "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO", "HYBRID", "?",
+			(const char *[]){ "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO", "HYBRID", "AFFINITY",
 					  "?" }[xg_env.icv.run_sched & 7],
 			xg_env.icv.run_chunk, xg_env.icv.bind, xg_env.icv.max_active_levels,
 			xg_env.icv.thread_limit, xg_env.wait_passive ? "PASSIVE" : "ACTIVE");

@@ -474,6 +474,8 @@ static int spmat_setup(struct kstate *k, const struct spmat *m, void (*body)(str
 	k->dense = 0.3;
 	k->n = (uint64_t)(body == spmv_ccs ? m->cols : m->rows);
 	k->sweeps = (int)(4000000 / (m->nnz + 1) + 1);
+	if (k->sweeps > 1000)
+		k->sweeps = 1000;
 	if (body == spmm_row) {
 		k->csum = kalloc(k, (size_t)m->rows * sizeof(double));
 		k->ccnt = kalloc(k, (size_t)m->rows * sizeof(int32_t));
