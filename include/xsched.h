@@ -179,12 +179,18 @@ int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out);
  *            takes dynamic tasks of the slowest worker (the one with the
  *            most left), nearest first through the victim tables, with a
  *            lock-free claim (owners from the front, thieves from the back)
+ *   affinity the hybrid schedule over the order of an affinity schedule
+ *            (XSCHED_AFFINITY_FILE, made by xsched-affinity from a recorded
+ *            run): each worker's block is the logical threads the plan gave
+ *            it, in the planned order; its dynamic tail still goes to idle
+ *            workers. Loops the schedule does not fit run hybrid.
  *
  * XS_LOOP_DEFAULT means the whole schedule of the XSCHED_LOOP_* options
  * (XSCHED_LOOP_SCHEDULE=auto: hybrid), the other fields ignored.
  */
 enum xs_loop_kind {
-	XS_LOOP_DEFAULT, XS_LOOP_STATIC, XS_LOOP_DYNAMIC, XS_LOOP_GUIDED, XS_LOOP_HYBRID
+	XS_LOOP_DEFAULT, XS_LOOP_STATIC, XS_LOOP_DYNAMIC, XS_LOOP_GUIDED, XS_LOOP_HYBRID,
+	XS_LOOP_AFFINITY
 };
 
 struct xs_loop_sched {
@@ -236,6 +242,17 @@ typedef void (*xs_for_2d_fn)(void *arg, int64_t tr0, int64_t tr1, int64_t tc0, i
 int xs_parallel_for_2d(struct xs_runtime *rt, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
 		       uint64_t rb, uint64_t cb, const struct xs_loop_sched *sched,
 		       xs_for_2d_fn fn, void *arg);
+
+/*
+ * Affinity recording (XSCHED_AFFINITY_RECORD, xsched-affinity record):
+ * the data a loop's iterations read and write, for the recorder to watch.
+ * Only whole pages inside [@addr, @addr + @len) are watched (allocate
+ * page-aligned data to watch all of it). At most 64 regions. Returns 0,
+ * -EINVAL (NULL, no whole page), -ENOSPC; _remove() -ENOENT when @addr
+ * starts no region.
+ */
+int xs_affinity_region_add(const void *addr, size_t len);
+int xs_affinity_region_remove(const void *addr);
 
 /* One row of the options table that drives the XSCHED_* variables. */
 struct xs_option_info {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "affinity.h"
 #include "loop.h"
 #include "options.h"
 #include "runtime.h"
@@ -49,7 +50,12 @@ static void xs_share_of(const struct xs_loop_disp *d, uint32_t t, struct xs_shar
 {
 	uint64_t len, ndt = 0, dsize = 0;
 
-	xs_block(d->n, d->nthreads, t, &h->lo, &len);
+	if (d->amap) { /* positions of the planned part */
+		h->lo = d->amap->start[t];
+		len = d->amap->start[t + 1] - h->lo;
+	} else {
+		xs_block(d->n, d->nthreads, t, &h->lo, &len);
+	}
 	if (d->nd && len) {
 		/* grain per mille of len without overflowing len * grain. */
 		dsize = len / 1000 * d->grain + len % 1000 * d->grain / 1000;
@@ -104,6 +110,7 @@ void xs_loop_disp_init(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
 	d->monotonic = monotonic;
 	d->slots = slots;
 	d->victims = victims && victims->nworkers == d->nthreads ? victims : NULL;
+	d->amap = NULL;
 	/* Relaxed: the caller publishes the dispenser with a release (the
 	 * job start, or the drop-in's `ready`). */
 	xs_store_relaxed(&d->next, 0);
@@ -115,6 +122,27 @@ void xs_loop_disp_init(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
 			xs_store_relaxed(&slots[t].span, XS_SPAN(0, h.ndt));
 			xs_span_check(d, t, XS_SPAN(0, h.ndt));
 		}
+	}
+}
+
+void xs_loop_disp_init_affinity(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
+				const struct xs_loop_sched *s, struct xs_loop_slot *slots,
+				const struct xs_victim_view *victims,
+				const struct xs_affinity_map *m)
+{
+	struct xs_loop_sched h = *s;
+
+	h.kind = XS_LOOP_HYBRID;
+	xs_loop_disp_init(d, n, nthreads, &h, false, slots, NULL);
+	d->kind = XS_LOOP_AFFINITY;
+	d->amap = m;
+	d->victims = victims && victims->nworkers == d->nthreads ? victims : NULL;
+	for (uint32_t t = 0; t < d->nthreads; t++) {
+		struct xs_share sh;
+
+		xs_share_of(d, t, &sh);
+		xs_store_relaxed(&slots[t].span, XS_SPAN(0, sh.ndt));
+		xs_span_check(d, t, XS_SPAN(0, sh.ndt));
 	}
 }
 
@@ -295,6 +323,30 @@ static bool xs_hybrid_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uin
 	}
 }
 
+/* Affinity: the next run of consecutive iterations in the positions of
+ * the cursor's chunk, taking a new chunk from the hybrid dispenser. */
+static bool xs_affinity_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_t *lo,
+			     uint64_t *hi)
+{
+	const struct xs_affinity_map *m = d->amap;
+	uint64_t g = m->granule, a, b;
+	uint32_t k;
+
+	if (c->pos == c->pos_end && !xs_hybrid_next(d, c, &c->pos, &c->pos_end))
+		return false;
+	k = m->order[c->pos++];
+	a = k * g;
+	b = d->n - a > g ? a + g : d->n;
+	while (c->pos < c->pos_end && m->order[c->pos] == k + 1 && b < d->n) {
+		k++;
+		c->pos++;
+		b = d->n - b > g ? b + g : d->n;
+	}
+	*lo = a;
+	*hi = b;
+	return true;
+}
+
 bool xs_loop_disp_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_t *lo,
 		       uint64_t *hi)
 {
@@ -330,6 +382,8 @@ bool xs_loop_disp_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_
 		if (!xs_take_guided(d, &a, &b))
 			return false;
 		break;
+	case XS_LOOP_AFFINITY:
+		return xs_affinity_next(d, c, lo, hi);
 	default:
 		return xs_hybrid_next(d, c, lo, hi);
 	}
@@ -345,12 +399,12 @@ int xs_loop_sched_check(const struct xs_loop_sched *s)
 {
 	if (!s)
 		return -EINVAL;
-	if (s->kind > XS_LOOP_HYBRID) {
+	if (s->kind > XS_LOOP_AFFINITY) {
 		fprintf(stderr, "xsched: xs_loop_sched.kind = %u is invalid: expected 0..%u "
-			"(enum xs_loop_kind)\n", s->kind, (unsigned)XS_LOOP_HYBRID);
+			"(enum xs_loop_kind)\n", s->kind, (unsigned)XS_LOOP_AFFINITY);
 		return -EINVAL;
 	}
-	if (s->kind != XS_LOOP_HYBRID)
+	if (s->kind != XS_LOOP_HYBRID && s->kind != XS_LOOP_AFFINITY)
 		return 0;
 	if (s->ns < 1 || s->ns > 64) {
 		fprintf(stderr, "xsched: xs_loop_sched.ns = %u is invalid: expected 1..64\n", s->ns);
@@ -439,6 +493,11 @@ static void xs_for_chunk(const struct xs_for_job *j, uint64_t lo, uint64_t hi)
 	}
 }
 
+static void xs_for_record_chunk(void *p, uint64_t lo, uint64_t hi)
+{
+	xs_for_chunk(p, lo, hi);
+}
+
 static void xs_for_worker(void *p)
 {
 	struct xs_for_job *j = p;
@@ -455,6 +514,7 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 {
 	struct xs_loop_sched s;
 	struct xs_loop_slot *slots = NULL;
+	const struct xs_affinity_map *amap = NULL;
 	int ret;
 
 	if (!rt || !j->fn.s64)
@@ -471,7 +531,17 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		return ret;
 	if (!n)
 		return 0;
-	if (s.kind == XS_LOOP_HYBRID) {
+	if (s.kind == XS_LOOP_AFFINITY) {
+		/* Recorded (once per process, XSCHED_AFFINITY_RECORD), or
+		 * replayed when the schedule fits, else hybrid. */
+		ret = xs_affinity_record_loop(rt, n, xs_for_record_chunk, j);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		amap = xs_affinity_lookup(rt, n, rt->nworkers);
+		if (!amap)
+			s.kind = XS_LOOP_HYBRID;
+	}
+	if (s.kind == XS_LOOP_HYBRID || amap) {
 		slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
 		if (!slots)
 			return -ENOMEM;
@@ -479,8 +549,12 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 	/* Acquire pairs with the release that published the view; it stays
 	 * valid for the job (daemon_client.h frees replaced views only two
 	 * job boundaries later). */
-	xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
-			  xs_load_acquire(&rt->victims));
+	if (amap)
+		xs_loop_disp_init_affinity(&j->disp, n, rt->nworkers, &s, slots,
+					   xs_load_acquire(&rt->victims), amap);
+	else
+		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
+				  xs_load_acquire(&rt->victims));
 	ret = xs_runtime_parallel(rt, xs_for_worker, j);
 	free(slots);
 	return ret;

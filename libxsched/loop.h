@@ -18,6 +18,9 @@
  *            back indices in one word: the owner takes from the front, a
  *            thief from the back (monotonic loops: from the front too), each
  *            with one CAS that succeeds only while front < back.
+ *   affinity hybrid over positions in an affinity schedule's order
+ *            (affinity.h): thread t's block is its planned part; a chunk
+ *            of positions becomes runs of consecutive iterations.
  *
  * Invariants (checked by tests/loop-*.c: every iteration exactly once;
  * the first one also at every read and write of a span word in XS_DEBUG
@@ -45,6 +48,7 @@
 #include "atomics.h"
 
 struct xs_victim_view;
+struct xs_affinity_map;
 
 /* Thread t's claim word of its dynamic tasks, on a line of its own. */
 struct xs_loop_slot {
@@ -60,6 +64,7 @@ struct xs_loop_disp {
 	bool monotonic;         /* hybrid: every thread's chunks increase */
 	struct xs_loop_slot *slots;           /* hybrid: nthreads of them */
 	const struct xs_victim_view *victims; /* hybrid: by thread id, or NULL */
+	const struct xs_affinity_map *amap;   /* affinity: the schedule */
 	/* dynamic, guided: next undispensed iteration (RMW, own line). */
 	xs_cache_aligned _Atomic uint64_t next;
 };
@@ -70,6 +75,7 @@ struct xs_loop_cursor {
 	uint32_t phase;         /* hybrid: static, own dynamic, steal, done */
 	uint64_t trip;          /* static chunks / static tasks taken */
 	uint32_t src;           /* monotonic hybrid: lowest thread to take from */
+	uint64_t pos, pos_end;  /* affinity: positions of the chunk being run */
 };
 
 /*
@@ -83,12 +89,20 @@ void xs_loop_disp_init(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
 		       const struct xs_loop_sched *s, bool monotonic, struct xs_loop_slot *slots,
 		       const struct xs_victim_view *victims);
 
+/* The same for the affinity schedule @m (nthreads its workers; kind in
+ * @s is ignored): the hybrid schedule over @m's positions. */
+void xs_loop_disp_init_affinity(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
+				const struct xs_loop_sched *s, struct xs_loop_slot *slots,
+				const struct xs_victim_view *victims,
+				const struct xs_affinity_map *m);
+
 static inline void xs_loop_cursor_init(struct xs_loop_cursor *c, uint32_t tid)
 {
 	c->tid = tid;
 	c->phase = 0;
 	c->trip = 0;
 	c->src = tid;
+	c->pos = c->pos_end = 0;
 }
 
 /* The next chunk [*lo, *hi) (never empty) of thread @c->tid; false when

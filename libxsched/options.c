@@ -37,7 +37,7 @@ static const char *const xs_bind_choices[] = { "none", "compact", "scatter", NUL
 static const char *const xs_push_choices[] = { "auto", "rr", "local", NULL };
 static const char *const xs_daemon_choices[] = { "auto", "off", "required", NULL };
 static const char *const xs_loop_choices[] = { "auto", "static", "dynamic", "guided",
-						 "hybrid", NULL };
+						 "hybrid", "affinity", NULL };
 
 
 #define XS_OPT(field) offsetof(struct xs_options, field)
@@ -103,8 +103,8 @@ static const struct xs_option_def xs_option_table[] = {
 	{ "XSCHED_STATS_PAGE", XS_OPT_BOOL, XS_OPT(stats_page), 1, 0, 1, "0 or 1", "1",
 	  "publish per-worker counters for xsched-top in a shared-memory page (in "
 	  "XSCHED_RUNTIME_DIR when xschedd runs there, else /dev/shm)", NULL },
-	{ "XSCHED_LOOP_SCHEDULE", XS_OPT_ENUM, XS_OPT(loop_schedule), 0, 0, 4,
-	  "auto, static, dynamic, guided or hybrid", "auto",
+	{ "XSCHED_LOOP_SCHEDULE", XS_OPT_ENUM, XS_OPT(loop_schedule), 0, 0, 5,
+	  "auto, static, dynamic, guided, hybrid or affinity", "auto",
 	  "schedule of xs_parallel_for() without one (auto = hybrid) and, when not auto, of "
 	  "OpenMP schedule(runtime) loops on the drop-in (wins over OMP_SCHEDULE)",
 	  xs_loop_choices },
@@ -119,6 +119,24 @@ static const struct xs_option_def xs_option_table[] = {
 	  "Nd x grain <= 1000", NULL },
 	{ "XSCHED_LOOP_HYBRID_GRAIN", XS_OPT_INT, XS_OPT(loop_grain), 50, 1, 1000, "1..1000",
 	  "50", "hybrid: g, one dynamic task in per mille of a worker's block", NULL },
+	/* Affinity-graph schedules (affinity_*.c, tools/xsched-affinity.c). */
+	{ "XSCHED_AFFINITY_FILE", XS_OPT_PATH, XS_OPT(affinity_file), 0, 0, 0, "a file path",
+	  "(none)",
+	  "affinity schedule (xsched-affinity plan) that XSCHED_LOOP_SCHEDULE=affinity loops "
+	  "replay; loops it does not fit run hybrid", NULL },
+	{ "XSCHED_AFFINITY_RECORD", XS_OPT_PATH, XS_OPT(affinity_record), 0, 0, 0,
+	  "a file path", "(off)",
+	  "record the first XSCHED_LOOP_SCHEDULE=affinity loop's accesses to the regions of "
+	  "xs_affinity_region_add() and write its affinity graph here", NULL },
+	{ "XSCHED_AFFINITY_GRANULE", XS_OPT_INT, XS_OPT(affinity_granule), 0, 0, 1 << 30,
+	  "0..1073741824", "0",
+	  "iterations per logical thread of a recorded loop; 0 = n / 262144 rounded up", NULL },
+	{ "XSCHED_AFFINITY_SHIFT", XS_OPT_INT, XS_OPT(affinity_shift), 3, 0, 12, "0..12", "3",
+	  "recorded address granularity, log2 bytes: 3 = 8-byte words, 6 = cache lines, "
+	  "12 = pages", NULL },
+	{ "XSCHED_AFFINITY_STEP", XS_OPT_BOOL, XS_OPT(affinity_step), 1, 0, 1, "0 or 1", "1",
+	  "record every access by single-stepping the faulting instruction (x86-64); 0 = the "
+	  "first access per page and logical thread", NULL },
 };
 
 #define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))

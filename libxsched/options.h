@@ -33,9 +33,14 @@ struct xs_options {
 	int64_t loop_ns;        /* hybrid: static tasks per worker */
 	int64_t loop_nd;        /* hybrid: dynamic tasks per worker */
 	int64_t loop_grain;     /* hybrid: per mille of a worker's block per dynamic task */
+	int64_t affinity_granule; /* iterations per recorded logical thread; 0 = auto */
+	int64_t affinity_shift; /* recorded address granularity, log2 bytes */
+	int64_t affinity_step;  /* single-step faulting instructions while recording */
 	char profile[4096];     /* Chrome trace-event JSON path; "" = off */
 	char sysfs_root[4096];  /* synthetic /sys/devices/system; "" = real */
 	char runtime_dir[4096]; /* xschedd's runtime directory; "" = /run/xsched */
+	char affinity_file[4096];   /* schedule to replay; "" = none */
+	char affinity_record[4096]; /* affinity graph to record; "" = off */
 };
 
 _Static_assert(sizeof(((struct xs_options *)0)->profile) ==

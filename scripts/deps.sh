@@ -35,6 +35,7 @@ PACKAGES=(
 	libclang-rt-14-dev # make fuzz: libFuzzer (libclang_rt.fuzzer) and clang's sanitizer runtimes
 	spin              # make check-models: the Promela model checker (tests/models)
 	gcc-12-source     # tests/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
+	libmetis-dev      # xsched-affinity, xsched-bench --affinity: METIS partitions affinity graphs
 )
 
 if ! command -v dpkg-query >/dev/null; then

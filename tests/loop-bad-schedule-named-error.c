@@ -15,7 +15,7 @@ static const struct {
 	const char *name, *value, *other, *other_value, *expect;
 } bad_env[] = {
 	{ "XSCHED_LOOP_SCHEDULE", "cyclic", NULL, NULL,
-	  "expected auto, static, dynamic, guided or hybrid" },
+	  "expected auto, static, dynamic, guided, hybrid or affinity" },
 	{ "XSCHED_LOOP_CHUNK", "-1", NULL, NULL, "expected 0..1099511627776" },
 	{ "XSCHED_LOOP_HYBRID_NS", "0", NULL, NULL, "expected 1..64" },
 	{ "XSCHED_LOOP_HYBRID_ND", "2000", NULL, NULL, "expected 0..1024" },
@@ -58,7 +58,7 @@ TEST(api)
 		struct xs_loop_sched s;
 		const char *expect;
 	} bad[] = {
-		{ { .kind = 9 }, "xs_loop_sched.kind = 9 is invalid: expected 0..4" },
+		{ { .kind = 9 }, "xs_loop_sched.kind = 9 is invalid: expected 0..5" },
 		{ { .kind = XS_LOOP_HYBRID, .ns = 0, .nd = 1, .grain = 1 },
 		  "xs_loop_sched.ns = 0 is invalid: expected 1..64" },
 		{ { .kind = XS_LOOP_HYBRID, .ns = 1, .nd = 1025, .grain = 1 },

@@ -13,7 +13,7 @@
 #include "options.h"
 
 static const char *const xg_sched_names[] = { "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO",
-					      "HYBRID", "?", "?" };
+					      "HYBRID", "AFFINITY", "?" };
 static const char *const xg_bind_names[] = { "FALSE", "TRUE", "PRIMARY", "CLOSE", "SPREAD" };
 
 static void xg_display_xsched(void)

@@ -45,6 +45,8 @@ enum xg_sched {
 	/* xsched's extension (XSCHED_LOOP_SCHEDULE=hybrid): what
 	 * omp_get_schedule() reports for it, an implementation-defined kind. */
 	XG_SCHED_HYBRID = 5,
+	/* XSCHED_LOOP_SCHEDULE=affinity: hybrid over an affinity schedule. */
+	XG_SCHED_AFFINITY = 6,
 };
 #define XG_SCHED_MONOTONIC 0x80000000u
 

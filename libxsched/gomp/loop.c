@@ -16,10 +16,13 @@
  *
  * schedule(runtime) runs what XSCHED_LOOP_SCHEDULE names when it is set
  * (not auto), whatever OMP_SCHEDULE says: that is how OpenMP programs reach
- * the hybrid schedule (env.c), with XSCHED_LOOP_HYBRID_NS/ND/GRAIN.
+ * the hybrid schedule (env.c), with XSCHED_LOOP_HYBRID_NS/ND/GRAIN, and
+ * the affinity schedule of XSCHED_AFFINITY_FILE (libxsched/affinity.h;
+ * loops it does not fit, ordered and monotonic ones run hybrid).
  */
 #include <stdlib.h>
 
+#include "affinity.h"
 #include "gomp.h"
 
 uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk)
@@ -36,7 +39,7 @@ uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk)
 		*chunk = 0;
 	}
 	if (sched != XG_SCHED_STATIC && sched != XG_SCHED_DYNAMIC && sched != XG_SCHED_GUIDED &&
-	    sched != XG_SCHED_HYBRID)
+	    sched != XG_SCHED_HYBRID && sched != XG_SCHED_AFFINITY)
 		xg_unsupported("a loop schedule kind other than static, dynamic, guided, auto, runtime");
 	if (*chunk < 0 || (sched != XG_SCHED_STATIC && *chunk < 1))
 		*chunk = sched == XG_SCHED_STATIC ? 0 : 1;
@@ -53,10 +56,18 @@ void xg_loop_init(struct xg_ws *ws, uint64_t n, uint64_t start, uint64_t step, u
 	uint32_t kind = xg_sched_resolve(sched, &chunk);
 	struct xs_loop_sched s = xg_env.loop;
 	const struct xs_victim_view *victims = NULL;
+	const struct xs_affinity_map *amap = NULL;
 
 	/* enum xg_sched's STATIC..GUIDED are XS_LOOP_STATIC..GUIDED. */
 	s.kind = kind == XG_SCHED_HYBRID ? XS_LOOP_HYBRID : kind;
 	s.chunk = (uint64_t)chunk;
+	if (kind == XG_SCHED_AFFINITY) {
+		/* The schedule of XSCHED_AFFINITY_FILE when it fits this loop
+		 * and team; ordered and monotonic loops keep their order. */
+		if (!monotonic && nt > 1 && team->rt)
+			amap = xs_affinity_lookup(team->rt, n, nt);
+		s.kind = XS_LOOP_HYBRID;
+	}
 	if (s.kind == XS_LOOP_HYBRID && nt == 1) {
 		/* Nobody to balance with: one block (and no claim words to
 		 * allocate for serialized and orphaned loops). */
@@ -85,8 +96,11 @@ void xg_loop_init(struct xg_ws *ws, uint64_t n, uint64_t start, uint64_t step, u
 	l->ordered = ordered;
 	/* Relaxed stores: published by xg_ws_ready()'s release (or the team
 	 * start for a combined construct). */
-	xs_loop_disp_init(&ws->disp, n, nt, &s, monotonic,
-			  s.kind == XS_LOOP_HYBRID ? ws->hslots : NULL, victims);
+	if (amap)
+		xs_loop_disp_init_affinity(&ws->disp, n, nt, &s, ws->hslots, victims, amap);
+	else
+		xs_loop_disp_init(&ws->disp, n, nt, &s, monotonic,
+				  s.kind == XS_LOOP_HYBRID ? ws->hslots : NULL, victims);
 	xs_store_relaxed(&ws->ordered_pos, 0);
 }
 

@@ -71,6 +71,8 @@ static void usage(FILE *f)
 "  --sweep           task size x steal size under ws and rp, speedup over slb\n"
 "  --dgemm           DGEMM: xsched static, dynamic, hybrid vs threaded OpenBLAS,\n"
 "                    BLIS; quiet and with a 50%% hog on one CPU (n 1024..4096)\n"
+"  --affinity        the affinity-graph kernels (SpMV CRS/CCS, SpMM, IRREG, radix)\n"
+"                    under static, hybrid and a recorded affinity schedule\n"
 "  --micro           instead of the programs: ns per empty parallel region,\n"
 "                    barrier and task + taskwait under libgomp, libomp, xgomp\n"
 "  --iters K         --micro: operations per timed run (default 100000)\n"
@@ -284,6 +286,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "dlb", required_argument, NULL, 'D' },
 		{ "sweep", no_argument, NULL, 'S' },
 		{ "dgemm", no_argument, NULL, 'G' },
+		{ "affinity", no_argument, NULL, 'A' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "omp", required_argument, NULL, 'O' },
 		{ "libomp", required_argument, NULL, 'L' },
@@ -356,6 +359,9 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			break;
 		case 'G':
 			o->dgemm = true;
+			break;
+		case 'A':
+			o->affinity = true;
 			break;
 		case 'l':
 			list_programs(stdout);
@@ -575,6 +581,10 @@ int main(int argc, char **argv)
 	}
 	if (o.dgemm) {
 		failed = dgemm_run(&o);
+		goto out;
+	}
+	if (o.affinity) {
+		failed = affinity_run(&o);
 		goto out;
 	}
 	if (o.micro) {

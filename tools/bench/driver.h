@@ -47,6 +47,7 @@ struct options {
 	bool micro;			/* --micro instead of the programs */
 	long iters;			/* --iters: micro-benchmark iterations */
 	bool dgemm;			/* --dgemm instead of the programs */
+	bool affinity;			/* --affinity instead of the programs */
 };
 
 /* One program while it runs: its state and the serial reference. */
@@ -128,6 +129,9 @@ int sweep_run(const struct options *o);
 
 /* dgemm.c: --dgemm, the DGEMM schedules against OpenBLAS and BLIS */
 int dgemm_run(const struct options *o);
+
+/* affinity.c: --affinity, the affinity-graph seed's kernels */
+int affinity_run(const struct options *o);
 
 /* omp_child.c */
 /* One run of xsched-bench-omp under an OpenMP runtime. */

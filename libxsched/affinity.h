@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * affinity.h - affinity-graph schedules (internal): record which logical
+ * threads of a loop touch the same memory, build the affinity graph,
+ * partition it along the machine, replay the result (Song, Moore and
+ * Dongarra, "Feedback-directed thread scheduling with memory
+ * considerations", HPDC'07; the seed affinity-graph-thread-scheduling.txt).
+ *
+ *   affinity_record.c  the recorder: page protection of registered regions
+ *                      plus single-stepping, online inverted index
+ *   affinity_graph.c   hypergraph -> weighted graph under DenseRatio
+ *   affinity_file.c    the graph and schedule files; the replayed schedule
+ *   affinity_plan.c    METIS partitioning along the topology (not in the
+ *                      library: only xsched-affinity and xsched-bench link
+ *                      -lmetis)
+ *
+ * A logical thread k of a loop of n iterations is iterations
+ * [k g, min(n, (k + 1) g)) for the granule g. What the recorder writes is
+ * the affinity graph in hyperedge form: for every address (at the recorded
+ * granularity) the increasing list of logical threads that touched it. The
+ * weighted graph (edge weight = addresses touched in common) follows from it
+ * for any DenseRatio, so `plan` can choose the ratio.
+ */
+#ifndef XSCHED_AFFINITY_H
+#define XSCHED_AFFINITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct xs_runtime;
+struct xs_topology;
+
+/* ---------------------------------------------------------------- */
+/* The recorded hypergraph (affinity graph file) */
+
+struct xs_aff_hgraph {
+	uint64_t n;            /* iterations of the recorded loop */
+	uint64_t granule;      /* iterations per logical thread */
+	uint32_t nthreads;     /* logical threads T = ceil(n / granule) */
+	uint32_t shift;        /* addresses are byte addresses >> shift */
+	uint64_t naddrs;       /* distinct addresses touched */
+	uint64_t nedges;       /* hyperedges: addresses touched by >= 2 threads */
+	uint64_t nentries;     /* (address, thread) pairs */
+	uint64_t accesses;     /* accesses seen (faults) */
+	uint64_t dropped;      /* pairs not recorded: a memory cap was hit */
+	double seconds;        /* wall time of the recorded loop */
+	uint32_t *vweight;     /* nthreads: distinct addresses per thread */
+	uint64_t *eoff;        /* nedges + 1 offsets into ethreads */
+	uint32_t *ethreads;    /* nentries thread ids, increasing per edge */
+};
+
+void xs_aff_hgraph_free(struct xs_aff_hgraph *h);
+
+/* ---------------------------------------------------------------- */
+/* The weighted affinity graph (CSR, symmetric, no self loops) */
+
+struct xs_aff_graph {
+	uint32_t nv;
+	uint64_t ne;           /* entries of adj: twice the edges */
+	uint64_t *xadj;        /* nv + 1 */
+	uint32_t *adj;         /* ne, increasing per vertex */
+	uint32_t *w;           /* ne: addresses in common, >= 1 */
+	uint32_t *vw;          /* nv: vertex weights, >= 1 */
+	uint64_t pruned;       /* hyperedges dropped by DenseRatio */
+};
+
+/*
+ * The graph of @h under @dense_ratio (0..1): an address touched by more
+ * than dense_ratio x T threads adds no edge (the seed's Figure 4); others
+ * add 1 to the weight of every pair of their threads. Returns 0, -EINVAL,
+ * -E2BIG (more than @max_edges graph entries; message says so), -ENOMEM.
+ */
+int xs_aff_graph_build(const struct xs_aff_hgraph *h, double dense_ratio, uint64_t max_edges,
+		       struct xs_aff_graph *g);
+void xs_aff_graph_free(struct xs_aff_graph *g);
+
+/* ---------------------------------------------------------------- */
+/* Schedules */
+
+/* The machine a schedule is for: each worker's node, LLC and core. */
+struct xs_aff_machine {
+	uint32_t nworkers;
+	uint32_t *node, *llc, *core; /* nworkers each: topology indexes */
+	uint64_t hash;               /* of nworkers and the three arrays */
+	char desc[96];               /* "8 workers on 2 nodes, 4 LLCs, 8 cores" */
+};
+
+/* The machine of @topo with @nworkers placed by @bind (enum
+ * xs_bind_policy), as the runtime places them. Returns 0 or -errno. */
+int xs_aff_machine_from_topology(const struct xs_topology *topo, int bind, uint32_t nworkers,
+				 struct xs_aff_machine *m);
+/* The machine of a runtime's workers. */
+int xs_aff_machine_from_runtime(const struct xs_runtime *rt, struct xs_aff_machine *m);
+void xs_aff_machine_free(struct xs_aff_machine *m);
+
+/*
+ * A schedule: worker w runs the logical threads order[start[w] ..
+ * start[w + 1]) in that order, then its dynamic tail goes to whoever is
+ * idle (the hybrid schedule over positions, loop.c). Every logical thread
+ * appears exactly once in order.
+ */
+struct xs_affinity_map {
+	uint64_t n;
+	uint64_t granule;
+	uint32_t nthreads;
+	uint32_t nworkers;
+	uint64_t machine;      /* xs_aff_machine hash it was planned for */
+	char machine_desc[96];
+	uint32_t *start;       /* nworkers + 1 */
+	uint32_t *order;       /* nthreads */
+};
+
+void xs_affinity_map_free(struct xs_affinity_map *m);
+
+/* Check the invariants above. 0, or -EINVAL with a reason in @why. */
+int xs_affinity_map_check(const struct xs_affinity_map *m, char *why, size_t len);
+
+/*
+ * Files. Both are little-endian, fixed-width, versioned, with a FNV-1a
+ * checksum over everything but the checksum word. Readers reject a file of
+ * another kind (foreign), another version, a bad checksum or inconsistent
+ * counts (corrupt), with a message naming @path on stderr, and return
+ * -EINVAL (-errno of open/read). Writers return 0 or -errno.
+ */
+int xs_aff_hgraph_write(const char *path, const struct xs_aff_hgraph *h);
+int xs_aff_hgraph_read(const char *path, struct xs_aff_hgraph *h);
+int xs_affinity_map_write(const char *path, const struct xs_affinity_map *m);
+int xs_affinity_map_read(const char *path, struct xs_affinity_map *m);
+
+/* Whether @m fits a loop of @n iterations on machine @mach: 0, or
+ * -ESTALE with the reason (naming @path) on stderr. */
+int xs_affinity_map_fits(const struct xs_affinity_map *m, const char *path, uint64_t n,
+			 const struct xs_aff_machine *mach);
+
+/*
+ * Replay: the schedule for a loop of @n iterations on @nthreads workers of
+ * @rt, from XSCHED_AFFINITY_FILE (loaded and checked once per process; a
+ * rejection is reported once), or NULL: the loop runs hybrid.
+ */
+const struct xs_affinity_map *xs_affinity_lookup(struct xs_runtime *rt, uint64_t n,
+						 uint32_t nthreads);
+
+/* Replay @m instead of XSCHED_AFFINITY_FILE (NULL: the file again); the
+ * caller keeps @m alive while loops may use it (benchmarks, tests). */
+void xs_affinity_override(const struct xs_affinity_map *m);
+
+/* ---------------------------------------------------------------- */
+/* Recording */
+
+/* Granule for @n iterations under option value @opt (0 = auto). */
+uint64_t xs_aff_granule(uint64_t n, int64_t opt);
+
+struct xs_aff_record_cfg {
+	uint32_t shift;        /* address granularity, log2 bytes (0..12) */
+	bool step;             /* single-step (every access) where possible */
+	uint64_t max_edges;    /* distinct addresses kept (0: default) */
+	uint64_t max_entries;  /* (address, thread) pairs kept (0: default) */
+};
+
+/* The body of a recorded loop: iterations [lo, hi). */
+typedef void (*xs_aff_chunk_fn)(void *ctx, uint64_t lo, uint64_t hi);
+
+/*
+ * Run the @n iterations of @fn on the calling thread, logical thread by
+ * logical thread (granule @granule), watching the registered regions, and
+ * fill @h. Nothing else may touch the regions meanwhile. Returns 0,
+ * -ENODATA (no region registered), -EBUSY (a recording is under way),
+ * -ENOMEM, -errno of mprotect/sigaction.
+ */
+int xs_aff_record(uint64_t n, uint64_t granule, const struct xs_aff_record_cfg *cfg,
+		  xs_aff_chunk_fn fn, void *ctx, struct xs_aff_hgraph *h);
+
+/* Whether the single-step mode (every access) exists on this machine. */
+bool xs_aff_can_step(void);
+
+/*
+ * loop.c's hook: when XSCHED_AFFINITY_RECORD is set and no loop was
+ * recorded yet, record this loop on worker 0 of @rt (the job's other
+ * workers idle), write the graph and return 1; return 0 when the loop
+ * should run normally, -errno on failure (reported).
+ */
+int xs_affinity_record_loop(struct xs_runtime *rt, uint64_t n, xs_aff_chunk_fn fn, void *ctx);
+
+/* ---------------------------------------------------------------- */
+/* Planning (affinity_plan.c; links -lmetis) */
+
+struct xs_aff_plan_stats {
+	uint64_t cut;          /* edge weight between workers */
+	uint64_t cut_node;     /* ... between nodes */
+	uint64_t cut_llc;      /* ... between LLCs */
+	uint64_t total;        /* all edge weight */
+	double seconds;
+};
+
+/* Partition @g along @mach (nodes, then LLCs, then cores, then workers),
+ * order each part breadth-first. Returns 0, -ENOMEM, -EIO (METIS failed). */
+int xs_aff_plan(const struct xs_aff_graph *g, const struct xs_aff_machine *mach, uint64_t n,
+		uint64_t granule, struct xs_affinity_map *out, struct xs_aff_plan_stats *st);
+
+#endif /* XSCHED_AFFINITY_H */
