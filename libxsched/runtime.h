@@ -185,5 +185,13 @@ void xs_task_count_child(struct xs_task *parent);
 void xs_task_push_counted(struct xs_task *parent, xs_task_fn fn, const void *arg, size_t size);
 void xs_task_run_undeferred(xs_task_fn fn, void *arg);
 int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size);
+void xs_task_run_own_children(void);
+
+/* Tasks waiting in the calling worker's master queue. It is both the
+ * queue's producer and its consumer, so the count is exact and private. */
+static inline uint32_t xs_worker_queued_self(const struct xs_worker *w)
+{
+	return w->in[0]->head - w->in[0]->tail;
+}
 
 #endif /* XSCHED_RUNTIME_H */

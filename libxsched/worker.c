@@ -493,6 +493,29 @@ void xs_task_run_undeferred(xs_task_fn fn, void *arg)
 	xs_task_run_frame(w, &frame, arg);
 }
 
+/*
+ * Run the current task's children that still wait in this worker's master
+ * queue, oldest first, without waiting for those that other workers took:
+ * what a spawner does before it runs a new child at once (a layer's bound
+ * on queued tasks, see libxsched/gomp/task.c), so that its children still
+ * start in the order they were spawned. Stops at the first queued task
+ * that is not a child (one a released dependence queued here).
+ */
+void xs_task_run_own_children(void)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_task *t = w->current, *next;
+
+	if (t->first_slot != XS_NO_SLOT) {
+		xs_spsc_reverse_from(w->in[0], t->first_slot);
+		t->first_slot = XS_NO_SLOT;
+	}
+	while ((next = xs_spsc_peek_newest(w->in[0])) && next->parent == t) {
+		xs_spsc_pop_newest(w->in[0]);
+		xs_task_run_queued(w, next);
+	}
+}
+
 struct xs_task *xs_task_current(void)
 {
 	return xs_self ? xs_self->current : NULL;

@@ -16,6 +16,19 @@
  * Undeferred tasks (if(0), tasks of a final task, tasks met outside any
  * region) run at once in a frame of their own (xs_task_run_undeferred),
  * after their dependences are met.
+ *
+ * Queued tasks: at most XG_QUEUED_MAX per thread. A thread that creates a
+ * task while its own queue (its master queue: the tasks it queued and
+ * nobody took yet) holds XG_QUEUED_MAX runs it undeferred instead - as
+ * libgomp runs new tasks undeferred once 64 x threads wait in its team's
+ * queue - and so does a thread whose queue is full. First, though, it runs
+ * its current task's children still in its queue, oldest first: they come
+ * before the new one in the serial program, and running the new one ahead
+ * of them would turn a depth-first search around (a branch and bound that
+ * takes before it leaves would leave first, and prune as a LIFO runtime
+ * does, not as the serial program). So past the bound a thread runs its
+ * tasks in serial order, depth first, with 64 tasks still there for
+ * thieves, and the queue never holds more than a path's worth of them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +45,9 @@
 #define XG_TASK_DETACH     (1u << 13)
 
 #define XG_INLINE_DATA (XS_TASK_ARG_MAX - 16)
+
+/* Tasks a thread keeps queued before it runs new ones undeferred. */
+#define XG_QUEUED_MAX 64
 
 /* Inline argument block: header, then the data at offset 16. */
 struct xg_inline_hdr {
@@ -252,6 +268,11 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 {
 	struct xg_record *r;
 
+	if (xs_unlikely(xs_worker_queued_self(xs_self) >= XG_QUEUED_MAX)) {
+		xs_task_run_own_children();
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+		return;
+	}
 	if (!cpyfn && size <= XG_INLINE_DATA && align <= 16) {
 		unsigned char block[XS_TASK_ARG_MAX] __attribute__((aligned(16)));
 		struct xg_inline_hdr *h = (struct xg_inline_hdr *)block;
@@ -262,10 +283,12 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 		if (patch)
 			patch(block + sizeof(*h), patch_arg);
 		if (xs_unlikely(xs_task_try_spawn(xg_inline_main, block,
-						  sizeof(*h) + (size_t)size)))
+						  sizeof(*h) + (size_t)size))) {
 			/* Its queue is full: run it now, in its block (XQueue's
-			 * rule; libgomp too runs tasks undeferred past a limit). */
+			 * rule), after its queued elder siblings (see above). */
+			xs_task_run_own_children();
 			xg_run_in_place(fn, block + sizeof(*h), cur, final);
+		}
 		return;
 	}
 	r = xg_record_new(fn, data, cpyfn, size, align, cur, final);

@@ -62,6 +62,10 @@ struct bench_problem {
 	/* Tasks one parallel run spawns (every variant spawns the same tree).
 	 * Called once, after a serial run. */
 	uint64_t (*tasks)(const void *st);
+	/* Search nodes the last run explored, for a search whose work
+	 * depends on the order tasks run in (branch and bound); reported per
+	 * runtime next to its time. NULL: the work is the same every run. */
+	uint64_t (*nodes)(const void *st);
 };
 
 /* A program as xsched-bench runs it. */

@@ -9,6 +9,9 @@
  *   {"bench":"fib","threads":2,"n":35,"rep":0,"time_s":0.123456789,
  *    "checksum":"00000000005c6a55","lib":"/usr/lib/.../libgomp.so.1"}
  *
+ * with "nodes":N after the checksum for a program that counts the search
+ * nodes it explored (bench_problem.nodes).
+ *
  * "lib" is the library that GOMP_parallel was bound to, so the parent can
  * check that a preload took effect; when any other GOMP_* or omp_* import
  * was bound elsewhere, "stray" names the first (omp_binding.c). The
@@ -230,6 +233,9 @@ int main(int argc, char **argv)
 		       "\"time_s\":%.9f,\"checksum\":\"%016llx\"",
 		       pb->name, threads, n, rep, t,
 		       (unsigned long long)pb->checksum(st));
+		if (pb->nodes)
+			printf(",\"nodes\":%llu",
+			       (unsigned long long)pb->nodes(st));
 		print_libs(lib, stray);
 	}
 	pb->teardown(st);

@@ -73,6 +73,12 @@ struct cell {
 	double *times;		/* reps of them, sorted once finished */
 	double min_s, median_s;
 	uint64_t tasks;
+	/* Programs with nodes(): nodes explored, summed over the runs; an
+	 * OpenMP cell reads a run's count from its child's line (run_nodes)
+	 * since the state is in the child. */
+	uint64_t nodes;
+	bool child_nodes;
+	uint64_t run_nodes;
 	/* xsched: the load balancing asked for (-1 fields: the runtime's
 	 * default from XSCHED_DLB*), the one it ran with, and the counters
 	 * of xs_runtime_stats() summed over the runs. */

@@ -442,6 +442,16 @@ static void program_line(struct omp_call *call, const char *line, bool *stop)
 	sum = strtoull(s + 1, &send, 16);
 	if (tend == t || *send != '"')
 		goto bad;
+	if (call->prog->b->problem->nodes) {
+		const char *nd = json_value(line, "nodes");
+
+		if (!nd)
+			goto bad;
+		c->run_nodes = strtoull(nd, &tend, 10);
+		if (tend == nd)
+			goto bad;
+		c->child_nodes = true;
+	}
 	call->lines++;
 	cell_record(c, call->prog, call->o, time_s, sum, stop);
 	return;

@@ -18,7 +18,8 @@
  * --json: one object per cell and line, nothing else on stdout:
  *   bench, runtime, threads, n, status ("ok" | "skipped" | "timeout" |
  *   "error"),
- *   repeats, min_s, median_s, tasks, t1_ts, ts_tp, t1_tp (null when not
+ *   repeats, min_s, median_s, tasks, nodes (programs that count them:
+ *   nodes explored per run, mean; else null), t1_ts, ts_tp, t1_tp (null when not
  *   measured or not applicable), lib (OpenMP runtimes: the library that
  *   served the calls), reason (not ok);
  *   xsched cells also dlb and counters (report_dlb.c).
@@ -84,9 +85,18 @@ void report_program(const struct options *o, const struct program_run *x)
 	printf("\n%s: %s\n  n = %ld, %llu tasks per parallel run\n",
 	       x->b->problem->name, x->b->problem->doc, x->n,
 	       (unsigned long long)x->tasks);
-	printf("  %-11s %7s %12s %12s %5s %7s %7s %7s\n", "runtime", "threads",
+	printf("  %-11s %7s %12s %12s %5s %7s %7s %7s", "runtime", "threads",
 	       "min_s", "median_s", "runs", "T1/Ts", "Ts/Tp", "T1/Tp");
+	if (x->b->problem->nodes)
+		printf(" %12s %7s", "nodes", "N/Ns");
+	putchar('\n');
 	fflush(stdout);
+}
+
+/* Nodes explored per run, mean over the runs of @c. */
+static double cell_nodes(const struct cell *c)
+{
+	return c->reps ? (double)c->nodes / c->reps : 0;
 }
 
 static void human_cell(const struct cell *c, const struct cell *serial,
@@ -106,6 +116,8 @@ static void human_cell(const struct cell *c, const struct cell *serial,
 		return;
 	}
 	printf(" %12.6f %12.6f %5d", c->min_s, c->median_s, c->reps);
+	if (!c->rt->parallel && c->b->problem->nodes)
+		printf(" %7s %7s %7s", "-", "-", "-");
 	if (c->rt->parallel) {
 		if (cell_ok(t1) && cell_ok(serial))
 			printf(" %7.2f", t1->min_s / serial->min_s);
@@ -117,6 +129,13 @@ static void human_cell(const struct cell *c, const struct cell *serial,
 			printf(" %7s", "-");
 		if (cell_ok(t1))
 			printf(" %7.2f", t1->min_s / c->min_s);
+		else
+			printf(" %7s", "-");
+	}
+	if (c->b->problem->nodes) {
+		printf(" %12.0f", cell_nodes(c));
+		if (cell_ok(serial) && cell_nodes(serial) > 0)
+			printf(" %7.2f", cell_nodes(c) / cell_nodes(serial));
 		else
 			printf(" %7s", "-");
 	}
@@ -141,6 +160,7 @@ static void json_cell(const struct cell *c, const struct cell *serial,
 	json_number("min_s", c->min_s, cell_ok(c));
 	json_number("median_s", c->median_s, cell_ok(c));
 	printf(",\"tasks\":%llu", (unsigned long long)c->tasks);
+	json_number("nodes", cell_nodes(c), cell_ok(c) && c->b->problem->nodes);
 	json_number("t1_ts",
 		    cell_ok(t1) && cell_ok(serial) ? t1->min_s / serial->min_s : 0,
 		    par && cell_ok(c) && cell_ok(t1) && cell_ok(serial));

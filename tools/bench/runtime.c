@@ -70,6 +70,9 @@ void cell_record(struct cell *c, struct program_run *x,
 		return;
 	}
 	c->times[c->reps++] = t;
+	if (x->b->problem->nodes)
+		c->nodes += c->child_nodes ? c->run_nodes :
+			x->b->problem->nodes(x->st);
 	for (int i = 0; i < c->reps - 1; i++)
 		spent += c->times[i];
 	*stop = c->reps >= o->repeat || spent >= o->budget;
