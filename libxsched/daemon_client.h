@@ -179,8 +179,8 @@ static inline const struct xs_daemon_conn *xs_daemon_idle(struct xs_daemon_clien
 }
 
 /* Whether worker @v is, as far as the daemon's worker state says, off its
- * CPU (preempted and waiting to run, or blocked): a request to it would
- * wait for it to be scheduled again. */
+ * CPU (preempted, stopped, woken and waiting to run, or blocked): a
+ * request to it would wait for it to be scheduled again. */
 static inline bool xs_daemon_off_cpu(const struct xs_daemon_client *dc,
 				     const struct xs_daemon_conn *c, uint32_t v)
 {
@@ -194,7 +194,8 @@ static inline bool xs_daemon_off_cpu(const struct xs_daemon_client *dc,
 	 * write at every context switch: one switch old at worst, and the tid
 	 * check drops a slot that was reclaimed and given to another thread. */
 	st = __atomic_load_n(&ws->state, __ATOMIC_RELAXED);
-	return (st == XS_ABI_WORKER_RUNNABLE || st == XS_ABI_WORKER_BLOCKED) &&
+	return (st == XS_ABI_WORKER_RUNNABLE || st == XS_ABI_WORKER_BLOCKED ||
+		st == XS_ABI_WORKER_PREEMPTED || st == XS_ABI_WORKER_STOPPED) &&
 	       __atomic_load_n(&ws->tid, __ATOMIC_RELAXED) == c->tid[v];
 }
 
