@@ -113,6 +113,11 @@ static const struct xs_option_def xs_option_table[] = {
 	  "Nd x grain <= 1000", NULL },
 	{ "XSCHED_LOOP_HYBRID_GRAIN", XS_OPT_INT, XS_OPT(loop_grain), 50, 1, 1000, "1..1000",
 	  "50", "hybrid: g, one dynamic task in per mille of a worker's block", NULL },
+	{ "XSCHED_RESCUE_US", XS_OPT_INT, XS_OPT(rescue_us), 2000, 1, 10000000, "1..10000000",
+	  "2000",
+	  "a victim that xschedd shows preempted or stopped for this long is stranded: "
+	  "counted by thieves (xs_daemon_info), whose work a thief may take once rescue "
+	  "lands", NULL },
 };
 
 #define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))

@@ -32,6 +32,7 @@ struct xs_options {
 	int64_t loop_ns;        /* hybrid: static tasks per worker */
 	int64_t loop_nd;        /* hybrid: dynamic tasks per worker */
 	int64_t loop_grain;     /* hybrid: per mille of a worker's block per dynamic task */
+	int64_t rescue_us;      /* a victim off-CPU this long is stranded (rescue.h) */
 	char profile[4096];     /* Chrome trace-event JSON path; "" = off */
 	char sysfs_root[4096];  /* synthetic /sys/devices/system; "" = real */
 	char runtime_dir[4096]; /* xschedd's runtime directory; "" = /run/xsched */
