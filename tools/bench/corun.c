@@ -58,7 +58,7 @@ static const struct corun_size {
 	long n, n_quick;
 } corun_sizes[] = {
 	{ "fib", 27, 22 },
-	{ "loops", 50000, 2000 },
+	{ "loops", 20000, 2000 },
 	{ "alignment", 40, 16 },
 };
 #define NSIZES (sizeof(corun_sizes) / sizeof(corun_sizes[0]))
@@ -660,6 +660,7 @@ int corun_run(const struct options *o, const struct bench *const *programs,
 	static const char *const defaults[] = { "fib", "loops", "alignment" };
 	struct options oo = *o;
 	struct corun_ctx x = { .o = &oo };
+	double t0 = bench_now();
 	char self[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int failed = 0;
@@ -707,6 +708,8 @@ int corun_run(const struct options *o, const struct bench *const *programs,
 		x.n = corun_n(&oo, b, given);
 		failed |= corun_program(&x);
 	}
+	if (!oo.json)
+		printf("\n(%.0f s in all)\n", bench_now() - t0);
 	return failed || x.errors;
 }
 
