@@ -58,7 +58,7 @@ static const struct corun_size {
 	long n, n_quick;
 } corun_sizes[] = {
 	{ "fib", 27, 22 },
-	{ "loops", 20000, 2000 },
+	{ "loops", 20000, 1000 },
 	{ "alignment", 40, 16 },
 };
 #define NSIZES (sizeof(corun_sizes) / sizeof(corun_sizes[0]))
@@ -463,11 +463,17 @@ static void run_group(struct corun_ctx *x, const struct corun_row *r, int thread
 		g->time_s = last - first;
 }
 
-/* The best of @reps groups of @k copies: the first failure, else the
- * shortest makespan. */
+/* The best of --repeat groups of @k copies (without it: one with --quick,
+ * else up to CORUN_REPS while they took less than CORUN_BUDGET_S in all):
+ * the first failure, else the shortest makespan. */
+#define CORUN_REPS 3
+#define CORUN_BUDGET_S 1.0
 static void best_group(struct corun_ctx *x, const struct corun_row *r, int threads,
-		       int k, long reps, struct group *best)
+		       int k, struct group *best)
 {
+	long reps = x->o->repeat_set ? x->o->repeat : x->o->quick ? 1 : CORUN_REPS;
+	double spent = 0;
+
 	for (long i = 0; i < reps; i++) {
 		struct group g;
 
@@ -475,6 +481,9 @@ static void best_group(struct corun_ctx *x, const struct corun_row *r, int threa
 		if (!i || g.status != CELL_OK || (best->status == CELL_OK && g.time_s < best->time_s))
 			*best = g;
 		if (g.status != CELL_OK)
+			return;
+		spent += g.time_s;
+		if (!x->o->repeat_set && spent >= CORUN_BUDGET_S)
 			return;
 	}
 }
@@ -590,7 +599,6 @@ static int corun_program(struct corun_ctx *x)
 {
 	const struct bench_problem *pb = x->b->problem;
 	const struct options *o = x->o;
-	long reps = o->repeat_set ? o->repeat : 1;
 	struct group t1[NROWS];
 	char why[256];
 	void *st;
@@ -639,10 +647,11 @@ static int corun_program(struct corun_ctx *x)
 				continue;
 			/* one worker, quiet: the floor of solo/t1 */
 			if (!noise_duty[nz])
-				best_group(x, r, 1, 1, reps, &t1[i]);
-			best_group(x, r, x->threads, 1, reps, &solo);
-			if (solo.status == CELL_OK || solo.status == CELL_TIMEOUT)
-				best_group(x, r, x->threads, o->corun, reps, &co);
+				best_group(x, r, 1, 1, &t1[i]);
+			best_group(x, r, x->threads, 1, &solo);
+			/* a solo run over the timeout: k of them would be too */
+			if (solo.status == CELL_OK)
+				best_group(x, r, x->threads, o->corun, &co);
 			else
 				co = solo;
 			report_row(x, r, nz, &t1[i], &solo, &co);
@@ -661,7 +670,7 @@ int corun_run(const struct options *o, const struct bench *const *programs,
 	struct options oo = *o;
 	struct corun_ctx x = { .o = &oo };
 	double t0 = bench_now();
-	char self[PATH_MAX];
+	char self[PATH_MAX], reps[64];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int failed = 0;
 
@@ -673,7 +682,7 @@ int corun_run(const struct options *o, const struct bench *const *programs,
 	x.self = self;
 	if (!oo.noise)
 		oo.noise = (1u << CORUN_NOISES) - 1;
-	x.timeout = o->timeout_set ? o->timeout : o->quick ? 5 : 10;
+	x.timeout = o->timeout_set ? o->timeout : o->quick ? 2 : 10;
 	x.threads = cpu_count();
 	x.daemon_dir = find_daemon(&x.daemon_why);
 	if (!oo.json) {
@@ -681,10 +690,17 @@ int corun_run(const struct options *o, const struct bench *const *programs,
 		       "threads (every CPU)\n", oo.corun, oo.corun, x.threads);
 		printf("  t1_s: one copy alone at 1 thread (quiet); solo_s: one copy alone; "
 		       "corun_s: makespan of %d together\n", oo.corun);
-		printf("  co/sum: corun_s / (%d x solo_s), ideal 1.00; min of %ld run%s; "
+		if (o->repeat_set)
+			snprintf(reps, sizeof(reps), "min of %ld run%s", o->repeat,
+				 o->repeat > 1 ? "s" : "");
+		else if (o->quick)
+			snprintf(reps, sizeof(reps), "one run");
+		else
+			snprintf(reps, sizeof(reps), "min of up to %d runs within %.0f s",
+				 CORUN_REPS, CORUN_BUDGET_S);
+		printf("  co/sum: corun_s / (%d x solo_s), ideal 1.00; %s; "
 		       "noise: hog of noise.h on CPU %d at 50%%/100%% duty\n", oo.corun,
-		       o->repeat_set ? o->repeat : 1, o->repeat_set && o->repeat > 1 ? "s" : "",
-		       x.threads - 1);
+		       reps, x.threads - 1);
 		printf("  xschedd: %s\n", x.daemon_dir ? x.daemon_dir : x.daemon_why);
 	}
 	for (int i = 0; i < nprograms; i++) {
