@@ -6,7 +6,7 @@
  *                        (cpu_stats), run-queue latency of the task switched
  *                        in, and the on/off-CPU state of registered workers
  *                        (workers[], mmapped read-only by clients)
- *  sched_wakeup(_new)    a sleeping worker becomes RUNNABLE: xschedd
+ *  sched_wakeup(_new)    a sleeping or stopped worker becomes RUNNABLE: xschedd
  *                        attaches these only while workers are registered
  *                        (and for good on kernels without CONFIG_SCHED_INFO,
  *                        where they also stamp every task's run-queue wait)
@@ -99,6 +99,10 @@ struct {
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern void bpf_task_release(struct task_struct *p) __ksym;
 
+/* task_struct::__state bits (include/linux/sched.h), stable since 2.6. */
+#define XS_TASK_STOPPED 0x0004 /* __TASK_STOPPED: SIGSTOP, group stop */
+#define XS_TASK_TRACED 0x0008  /* __TASK_TRACED: ptrace stop */
+
 /* Kernels before 5.14 call task_struct::__state `state`. */
 struct task_struct___pre514 {
 	long state;
@@ -190,7 +194,7 @@ int BPF_PROG(xs_sched_switch, bool preempt, struct task_struct *prev,
 	__u32 cpu = bpf_get_smp_processor_id(), next_tid = next->pid, cur;
 	struct xs_abi_worker *wp = NULL, *wn = next_tid ? worker_of_task(next) : NULL;
 	struct xs_bpf_cpu *c;
-	unsigned int running;
+	unsigned int running, prev_state;
 	__u64 now = 0;
 
 	c = bpf_map_lookup_elem(&cpu_stats, &cpu);
@@ -234,11 +238,16 @@ int BPF_PROG(xs_sched_switch, bool preempt, struct task_struct *prev,
 
 	if (!wp && !xs_rq_stamps)
 		goto next;
-	running = preempt || task_state(prev) == 0; /* TASK_RUNNING */
+	prev_state = task_state(prev);
+	running = preempt || prev_state == 0; /* TASK_RUNNING */
 	if (xs_rq_stamps && running && prev->pid)
 		stamp_queued(prev, now);
 	if (wp) {
-		wp->state = running ? XS_ABI_WORKER_RUNNABLE : XS_ABI_WORKER_BLOCKED;
+		/* Preempted (its work waits for a CPU), stopped or traced
+		 * (it waits for SIGCONT), or asleep: abi.h. */
+		wp->state = running ? XS_ABI_WORKER_PREEMPTED :
+			    prev_state & (XS_TASK_STOPPED | XS_TASK_TRACED) ?
+			    XS_ABI_WORKER_STOPPED : XS_ABI_WORKER_BLOCKED;
 		wp->cpu = cpu;
 		wp->since_ns = now;
 	}
@@ -262,10 +271,13 @@ static __always_inline int on_wakeup(struct task_struct *p)
 	now = bpf_ktime_get_ns();
 	if (xs_rq_stamps)
 		stamp_queued(p, now);
-	/* Only BLOCKED -> RUNNABLE, atomically: the wakee may already be
-	 * switched in on another CPU, and ON_CPU must not be overwritten. */
-	if (w && __sync_val_compare_and_swap(&w->state, XS_ABI_WORKER_BLOCKED,
-					     XS_ABI_WORKER_RUNNABLE) == XS_ABI_WORKER_BLOCKED)
+	/* Only BLOCKED or STOPPED (SIGCONT) -> RUNNABLE, atomically: the
+	 * wakee may already be switched in on another CPU, and ON_CPU must
+	 * not be overwritten. */
+	if (w && (__sync_val_compare_and_swap(&w->state, XS_ABI_WORKER_BLOCKED,
+					      XS_ABI_WORKER_RUNNABLE) == XS_ABI_WORKER_BLOCKED ||
+		  __sync_val_compare_and_swap(&w->state, XS_ABI_WORKER_STOPPED,
+					      XS_ABI_WORKER_RUNNABLE) == XS_ABI_WORKER_STOPPED))
 		w->since_ns = now;
 	return 0;
 }

@@ -267,7 +267,7 @@ static int32_t xsd_register(struct xsd *d, struct xsd_client *c, uint32_t tid,
 
 		if (!xsd_task_stat(c->pid, tid, &ticks, &st, &cpu))
 			xsd_slot_write(d, s, tid, c->pid,
-				       st == 'R' ? XS_ABI_WORKER_ON_CPU : XS_ABI_WORKER_BLOCKED,
+				       xsd_worker_state(st),
 				       cpu, true);
 	}
 	d->owner[s] = c;

@@ -162,7 +162,7 @@ static void xsd_sample_proc(struct xsd *d, uint64_t now_ns)
 		if (i >= 0)
 			raw[i].total[1] += xsd_delta(ticks, wticks[s]);
 		wticks[s] = ticks;
-		state = st == 'R' ? XS_ABI_WORKER_ON_CPU : XS_ABI_WORKER_BLOCKED;
+		state = xsd_worker_state(st);
 		if (state != w->state || cpu != w->cpu) {
 			w->since_ns = now_ns;
 			if (state == XS_ABI_WORKER_ON_CPU)

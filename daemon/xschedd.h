@@ -131,6 +131,14 @@ uint64_t xsd_now_ns(void);
 /* From /proc/PID/task/TID/stat: CPU time (ticks), state letter, last CPU. */
 int xsd_task_stat(uint32_t pid, uint32_t tid, uint64_t *ticks, char *state, uint32_t *cpu);
 
+/* The worker state of a /proc state letter: R is ON_CPU (running or
+ * preempted: /proc cannot tell), T and t STOPPED, anything else BLOCKED. */
+static inline uint32_t xsd_worker_state(char st)
+{
+	return st == 'R' ? XS_ABI_WORKER_ON_CPU :
+	       st == 'T' || st == 't' ? XS_ABI_WORKER_STOPPED : XS_ABI_WORKER_BLOCKED;
+}
+
 /* reweight.c */
 /* Rows of @base re-weighted by @load (permille per CPU index) into @out
  * (ncpus * row_len entries); a row is rebuilt only when the load level of

@@ -689,13 +689,14 @@ int xs_daemon_client_create(struct xs_runtime *rt)
 	dc->mode = (enum xs_daemon_mode)rt->opt.daemon;
 	dc->nworkers = rt->nworkers;
 	dc->tids = calloc(rt->nworkers, sizeof(*dc->tids));
-	dc->off_cpu_skips = xs_alloc_cache_aligned((size_t)rt->nworkers * XS_CACHE_LINE);
+	dc->wctr = xs_alloc_cache_aligned((size_t)rt->nworkers * sizeof(*dc->wctr));
+	dc->rescue_ns = (uint64_t)rt->opt.rescue_us * 1000u;
 	/* Relaxed: no thread but this one has seen the runtime yet. */
 	dc->own_view = xs_load_relaxed(&rt->victims);
 	rt->daemon = dc;
-	if (!dc->tids || !dc->off_cpu_skips)
+	if (!dc->tids || !dc->wctr)
 		return -ENOMEM;
-	memset(dc->off_cpu_skips, 0, (size_t)rt->nworkers * XS_CACHE_LINE);
+	memset(dc->wctr, 0, (size_t)rt->nworkers * sizeof(*dc->wctr));
 	dc->last_attempt_ns = xs_daemon_now_ns();
 
 	c = xs_daemon_connect(rt, &err, &why);
@@ -840,7 +841,7 @@ void xs_daemon_client_destroy(struct xs_runtime *rt)
 	free(dc->scratch);
 	free(dc->adopted);
 	free(dc->tids);
-	free(dc->off_cpu_skips);
+	free(dc->wctr);
 	free(dc);
 	rt->daemon = NULL;
 }
@@ -874,8 +875,9 @@ int xs_daemon_info(struct xs_runtime *rt, struct xs_daemon_info *info)
 	info->rejected = xs_load_relaxed(&dc->rejected);
 	info->last_reject = xs_load_relaxed(&dc->last_reject);
 	info->fallbacks = xs_load_relaxed(&dc->fallbacks);
-	for (uint32_t w = 0; w < dc->nworkers; w++)
-		info->off_cpu_skips += xs_load_relaxed(
-			(xs_counter_t *)((char *)dc->off_cpu_skips + (size_t)w * XS_CACHE_LINE));
+	for (uint32_t w = 0; w < dc->nworkers; w++) {
+		info->off_cpu_skips += xs_load_relaxed(&dc->wctr[w].off_cpu_skips);
+		info->stranded += xs_load_relaxed(&dc->wctr[w].stranded);
+	}
 	return 0;
 }

@@ -43,6 +43,7 @@
 
 #include "xsched/abi.h"
 #include "atomics.h"
+#include "rescue.h"
 
 enum xs_daemon_mode { XS_DAEMON_AUTO, XS_DAEMON_OFF, XS_DAEMON_REQUIRED };
 
@@ -82,6 +83,12 @@ struct xs_daemon_conn {
 	_Atomic bool fresh;
 };
 
+/* One worker's line of counters (it alone writes them). */
+struct xs_daemon_wctr {
+	xs_cache_aligned xs_counter_t off_cpu_skips;
+	xs_counter_t stranded;
+};
+
 struct xs_daemon_retired {
 	void *p;
 	uint32_t is_conn;
@@ -116,7 +123,11 @@ struct xs_daemon_client {
 	/* Statistics for xs_daemon_info (relaxed, single writer at a time). */
 	_Atomic uint64_t connects, polls, adopted_tables, rejected, fallbacks;
 	_Atomic int last_reject;            /* -errno of the last rejection */
-	xs_counter_t *off_cpu_skips;        /* per worker, XS_CACHE_LINE apart */
+	/* Per worker, XS_CACHE_LINE apart, owner-written: requests not sent
+	 * to an off-CPU victim, and of those the victims that were stranded
+	 * (rescue.h: preempted or stopped for rescue_ns or more). */
+	struct xs_daemon_wctr *wctr;
+	uint64_t rescue_ns;                 /* XSCHED_RESCUE_US */
 };
 
 /* What tests and tools can ask (xs_daemon_info()). */
@@ -133,6 +144,8 @@ struct xs_daemon_info {
 	int last_reject;        /* -errno of the last one (-EPROTO, -EBADMSG, ...) */
 	uint64_t fallbacks;     /* times the own view was put back */
 	uint64_t off_cpu_skips; /* requests not sent: the victim was off its CPU */
+	uint64_t stranded;      /* of those, victims preempted or stopped for
+				 * XSCHED_RESCUE_US or more (rescue.h) */
 };
 
 /* xs_runtime_create(), after the own view is published and before the
@@ -196,8 +209,8 @@ static inline const struct xs_daemon_conn *xs_daemon_idle(struct xs_daemon_clien
 }
 
 /* Whether worker @v is, as far as the daemon's worker state says, off its
- * CPU (preempted and waiting to run, or blocked): a request to it would
- * wait for it to be scheduled again. */
+ * CPU (preempted, stopped, woken and waiting to run, or blocked): a
+ * request to it would wait for it to be scheduled again. */
 static inline bool xs_daemon_off_cpu(const struct xs_daemon_client *dc,
 				     const struct xs_daemon_conn *c, uint32_t v)
 {
@@ -211,14 +224,23 @@ static inline bool xs_daemon_off_cpu(const struct xs_daemon_client *dc,
 	 * write at every context switch: one switch old at worst, and the tid
 	 * check drops a slot that was reclaimed and given to another thread. */
 	st = __atomic_load_n(&ws->state, __ATOMIC_RELAXED);
-	return (st == XS_ABI_WORKER_RUNNABLE || st == XS_ABI_WORKER_BLOCKED) &&
+	return (st == XS_ABI_WORKER_RUNNABLE || st == XS_ABI_WORKER_BLOCKED ||
+		st == XS_ABI_WORKER_PREEMPTED || st == XS_ABI_WORKER_STOPPED) &&
 	       __atomic_load_n(&ws->tid, __ATOMIC_RELAXED) == c->tid[v];
 }
 
-/* Owner-written count of requests not sent to off-CPU victims. */
-static inline void xs_daemon_count_skip(struct xs_daemon_client *dc, uint32_t w)
+/* Worker @w did not send a request to off-CPU victim @v: count it, and
+ * count @v as stranded when it has been preempted or stopped for
+ * XSCHED_RESCUE_US or more (owner-written counters). */
+static inline void xs_daemon_count_skip(struct xs_daemon_client *dc,
+					const struct xs_daemon_conn *c, uint32_t w, uint32_t v)
 {
-	xs_counter_inc((xs_counter_t *)((char *)dc->off_cpu_skips + (size_t)w * XS_CACHE_LINE));
+	struct xs_daemon_wctr *k = &dc->wctr[w];
+
+	xs_counter_inc(&k->off_cpu_skips);
+	if (xs_rescue_worker_stranded(&c->workers[c->slot[v]], c->tid[v], xs_daemon_now_ns(),
+				      dc->rescue_ns))
+		xs_counter_inc(&k->stranded);
 }
 
 #endif /* XSCHED_DAEMON_CLIENT_H */

@@ -245,7 +245,7 @@ void xs_dlb_idle(struct xs_worker *w)
 		if (daemon && xs_daemon_off_cpu(w->rt->daemon, daemon, (uint32_t)v)) {
 			/* Preempted or blocked: it would not see a request
 			 * before it runs again. */
-			xs_daemon_count_skip(w->rt->daemon, w->id);
+			xs_daemon_count_skip(w->rt->daemon, daemon, w->id, (uint32_t)v);
 			continue;
 		}
 		cells = &w->rt->workers[v]->cells;

@@ -137,6 +137,11 @@ static const struct xs_option_def xs_option_table[] = {
 	{ "XSCHED_AFFINITY_STEP", XS_OPT_BOOL, XS_OPT(affinity_step), 1, 0, 1, "0 or 1", "1",
 	  "record every access by single-stepping the faulting instruction (x86-64); 0 = the "
 	  "first access per page and logical thread", NULL },
+	{ "XSCHED_RESCUE_US", XS_OPT_INT, XS_OPT(rescue_us), 2000, 1, 10000000, "1..10000000",
+	  "2000",
+	  "a victim that xschedd shows preempted or stopped for this long is stranded: "
+	  "counted by thieves (xs_daemon_info), whose work a thief may take once rescue "
+	  "lands", NULL },
 };
 
 #define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))

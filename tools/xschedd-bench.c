@@ -432,9 +432,9 @@ static void bench_hog(int reps, int hog_cpu, int n)
 	       "(daemon running for both)\n", hog_cpu, n, xs_runtime_workers(on));
 	printf("  without daemon table  %8.1f ms\n", m_off / 1e6);
 	printf("  with daemon           %8.1f ms  (%s its table; %llu requests not sent to "
-	       "off-CPU victims)\n", m_on / 1e6,
+	       "off-CPU victims, %llu of them stranded)\n", m_on / 1e6,
 	       info.using_daemon_table ? "using" : "not using",
-	       (unsigned long long)info.off_cpu_skips);
+	       (unsigned long long)info.off_cpu_skips, (unsigned long long)info.stranded);
 	printf("  speed-up without/with %.3f  (median of %d alternating runs)\n",
 	       (double)m_off / (double)m_on, reps);
 	xs_runtime_destroy(off);

@@ -43,7 +43,7 @@
 #endif
 
 #define XS_ABI_MAGIC 0x3144534843535856ULL /* "VXSCHSD1" little-endian */
-#define XS_ABI_VERSION 1u
+#define XS_ABI_VERSION 2u /* 2: PREEMPTED and STOPPED worker states */
 
 #define XS_ABI_STATE_FILE "state"
 #define XS_ABI_WORKERS_FILE "workers" /* degraded mode's worker-state file */
@@ -58,12 +58,29 @@
 #define XS_ABI_F_EXITED (1u << 0)    /* xschedd has stopped: state is final */
 #define XS_ABI_F_NUMA_EVENTS (1u << 1) /* NUMA balancing tracepoints attached */
 
-/* struct xs_abi_worker.state */
+/*
+ * struct xs_abi_worker.state. Off its CPU, a worker is one of:
+ *   PREEMPTED  switched out while runnable (TASK_RUNNING at sched_switch:
+ *              a hog, a co-running program, its time slice ran out): it
+ *              was working and will go on when it gets a CPU again; the
+ *              work it holds is stranded until then (since_ns: the
+ *              switch-out);
+ *   STOPPED    switched out stopped or traced (SIGSTOP, ptrace): likewise
+ *              stranded, until SIGCONT;
+ *   BLOCKED    switched out asleep (futex, I/O): a parked worker, which
+ *              holds no work of its own;
+ *   RUNNABLE   woken from BLOCKED or STOPPED, waiting for a CPU (since_ns:
+ *              the wakeup).
+ * Degraded mode (from /proc) cannot tell PREEMPTED from ON_CPU: both are
+ * ON_CPU there.
+ */
 #define XS_ABI_WORKER_FREE 0u      /* slot unused */
 #define XS_ABI_WORKER_ON_CPU 1u    /* running on .cpu since .since_ns */
-#define XS_ABI_WORKER_RUNNABLE 2u  /* runnable, waiting for a CPU (preempted or woken) */
+#define XS_ABI_WORKER_RUNNABLE 2u  /* woken, waiting for a CPU */
 #define XS_ABI_WORKER_BLOCKED 3u   /* sleeping (futex, I/O) */
 #define XS_ABI_WORKER_UNKNOWN 4u   /* registered, not yet switched since */
+#define XS_ABI_WORKER_PREEMPTED 5u /* switched out while runnable, since .since_ns */
+#define XS_ABI_WORKER_STOPPED 6u   /* switched out stopped or traced */
 
 #define XS_ABI_CACHE_LINE 64
 

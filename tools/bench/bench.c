@@ -76,6 +76,10 @@ static void usage(FILE *f)
 "  --micro           instead of the programs: ns per empty parallel region,\n"
 "                    barrier and task + taskwait under libgomp, libomp, xgomp\n"
 "  --iters K         --micro: operations per timed run (default 100000)\n"
+"  --corun[=K]       instead of the table: K copies (default 2) of fib, loops,\n"
+"                    alignment started together at full width, per runtime,\n"
+"                    with and without xschedd; makespan / sum of solo runs\n"
+"  --noise LIST      --corun: quiet,hog50,hog100 (default: all three)\n"
 "  --json            one JSON object per cell and line instead of the table\n"
 "  --progress        a line on stderr as each cell starts (default: only when\n"
 "                    stderr is a terminal, erased once the cell's row is out)\n"
@@ -147,6 +151,32 @@ static int parse_runtimes(const char *arg, unsigned *sel)
 		}
 		*sel |= 1u << i;
 		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* --noise quiet,hog100: bit i for corun_noise[i]. */
+static int parse_noise(const char *arg, unsigned *sel)
+{
+	*sel = 0;
+	for (const char *p = arg; *p;) {
+		size_t len = strcspn(p, ",");
+		int i;
+
+		for (i = 0; i < CORUN_NOISES; i++)
+			if (strlen(corun_noise[i]) == len && !strncmp(corun_noise[i], p, len))
+				break;
+		if (i == CORUN_NOISES) {
+			fprintf(stderr, PROG ": --noise: no condition '%.*s'; there are "
+				"quiet, hog50 and hog100\n", (int)len, p);
+			return -EINVAL;
+		}
+		*sel |= 1u << i;
+		p += len + (p[len] == ',');
+	}
+	if (!*sel) {
+		fprintf(stderr, PROG ": --noise: '%s' names no condition\n", arg);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -295,6 +325,9 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "iters", required_argument, NULL, 'i' },
 		{ "progress", no_argument, NULL, 'P' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "corun", optional_argument, NULL, 'C' },
+		{ "noise", required_argument, NULL, 'N' },
+		{ "corun-child", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -318,6 +351,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		case 'o':
 			if (parse_only(optarg, &only))
 				return 2;
+			o->only_set = true;
 			break;
 		case 'R':
 			if (parse_runtimes(optarg, &o->runtimes))
@@ -330,6 +364,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		case 'r':
 			if (bench_parse_long(PROG, "--repeat", optarg, 1, 1000, &o->repeat))
 				return 2;
+			o->repeat_set = true;
 			break;
 		case 'b':
 			if (bench_parse_long(PROG, "--budget", optarg, 0, 86400, &v))
@@ -340,9 +375,11 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			if (bench_parse_long(PROG, "--timeout", optarg, 1, 86400, &v))
 				return 2;
 			o->timeout = (double)v;
+			o->timeout_set = true;
 			break;
 		case 'n':
 			n_arg = optarg;
+			o->n_set = true;
 			break;
 		case 'q':
 			quick = true;
@@ -399,6 +436,20 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		case 'V':
 			tool_version(PROG);
 			exit(0);
+		case 'C':
+			o->corun = 2;
+			if (optarg && bench_parse_long(PROG, "--corun", optarg, 1, 64, &v))
+				return 2;
+			if (optarg)
+				o->corun = (int)v;
+			break;
+		case 'N':
+			if (parse_noise(optarg, &o->noise))
+				return 2;
+			break;
+		case 'K':
+			o->corun_child = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -575,6 +626,14 @@ int main(int argc, char **argv)
 	rc = parse_options(argc, argv, &o, ncpus);
 	if (rc)
 		return rc;
+	if (o.corun_child) {
+		failed = corun_child(&o);
+		goto out;
+	}
+	if (o.corun) {
+		failed = corun_run(&o, programs, NPROGRAMS);
+		goto out;
+	}
 	if (o.sweep) {
 		failed = sweep_run(&o);
 		goto out;

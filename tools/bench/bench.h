@@ -40,6 +40,8 @@ extern "C" {
 #define BENCH_C_LINKAGE
 #endif
 
+struct xs_runtime;
+
 struct bench_problem {
 	const char *name;
 	const char *doc;	/* one line: what the program is, what n is */
@@ -73,6 +75,9 @@ struct bench {
 	const struct bench_problem *problem;
 	/* Root task, run as xs_runtime_run(rt, xsched, st). */
 	void (*xsched)(void *st);
+	/* Instead of xsched: a run that drives the runtime itself from the
+	 * calling thread (parallel loops); 0 or -errno. NULL: none. */
+	int (*xsched_rt)(struct xs_runtime *rt, void *st);
 	/* oneTBB version; runs inside the task_arena of the driver. NULL: none. */
 	void (*tbb)(void *st);
 };

@@ -22,14 +22,19 @@
  *   {"micro":"barrier","threads":2,"iters":100000,"rep":0,
  *    "time_s":0.012345678,"lib":"..."}
  *
+ * With --corun it is one copy of xsched-bench --corun: ready line, wait
+ * for standard input to close, one run (corun.h).
+ *
  * Exit status: 0, 1 on failure, 2 on bad usage, 4 when this program has no
  * OpenMP version of the one asked for.
  */
 #include <getopt.h>
 #include <omp.h>
+#include <stdbool.h>
 #include <string.h>
 #include "bench.h"
 #include "../version.h"
+#include "corun.h"
 #include "micro.h"
 #include "omp_binding.h"
 
@@ -111,6 +116,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " --only NAME [--n N] [--threads P] [--repeat R] [--budget S]\n"
+		"       " PROG " --only NAME --corun [--n N] [--threads P]\n"
 		"       " PROG " --micro OP [--iters K] [--threads P] [--repeat R] [--budget S]\n"
 		"       " PROG " --list | --help | --version\n"
 		"Runs the OpenMP version of one benchmark, or one micro-benchmark\n"
@@ -128,6 +134,7 @@ int main(int argc, char **argv)
 		{ "micro", required_argument, NULL, 'm' },
 		{ "iters", required_argument, NULL, 'i' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "corun", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -137,6 +144,7 @@ int main(int argc, char **argv)
 	const char *only = NULL, *n_arg = NULL, *micro = NULL;
 	long n, threads = 1, repeat = 5, budget = 10, iters = 100000;
 	double spent = 0;
+	bool corun = false;
 	char stray[512];
 	const char *lib;
 	void *st;
@@ -168,6 +176,9 @@ int main(int argc, char **argv)
 		case 'i':
 			if (bench_parse_long(PROG, "--iters", optarg, 1, 100000000, &iters))
 				return 2;
+			break;
+		case 'c':
+			corun = true;
 			break;
 		case 'l':
 			for (size_t i = 0; i < NPROGRAMS; i++)
@@ -219,6 +230,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: setup(%ld): %s\n", pb->name, n,
 			strerror(errno));
 		return 1;
+	}
+	if (corun) {
+		double t0, t1;
+
+		pb->reset(st);
+		printf("{\"ready\":1");
+		print_libs(lib, stray);
+		if (corun_wait_go() < 0) {
+			fprintf(stderr, PROG ": --corun: reading the go signal: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		t0 = bench_now();
+		b->omp(st);
+		t1 = bench_now();
+		corun_print_result(pb->name, threads, n, t0, t1,
+				   (unsigned long long)pb->checksum(st));
+		print_libs(lib, stray);
+		pb->teardown(st);
+		return 0;
 	}
 	for (long rep = 0; rep < repeat && (rep == 0 || spent < budget); rep++) {
 		double t0, t;

@@ -48,6 +48,11 @@ struct options {
 	long iters;			/* --iters: micro-benchmark iterations */
 	bool dgemm;			/* --dgemm instead of the programs */
 	bool affinity;			/* --affinity instead of the programs */
+	int corun;			/* --corun=K: copies; 0: not this mode */
+	unsigned noise;			/* --noise: bit i, corun_noise[i] */
+	bool repeat_set, timeout_set;	/* given on the command line */
+	bool only_set, n_set;
+	const char *corun_child;	/* --corun-child RUNTIME (internal) */
 };
 
 /* One program while it runs: its state and the serial reference. */
@@ -167,6 +172,21 @@ void measure_xgomp(struct cell *c, struct program_run *x,
 		   const struct options *o);
 const char *find_libomp(const char **why);
 const char *find_xgomp(const char **why);
+
+/* omp_child.c: what corun.c shares with the OpenMP cells */
+char **bench_child_env(const char *preload, const char *const *set);
+void bench_child_env_free(char **env);
+bool omp_lib_matches(const struct options *o, const char *runtime, const char *lib);
+const char *omp_preload_of(const struct options *o, const char *runtime,
+			   const char **preload);
+bool json_str(const char *line, const char *key, char *out, size_t len);
+
+/* corun.c: --corun, and the child side of it in xsched-bench */
+#define CORUN_NOISES 3		/* quiet, hog50, hog100 */
+extern const char *const corun_noise[CORUN_NOISES];
+int corun_run(const struct options *o, const struct bench *const *programs,
+	      int nprograms);
+int corun_child(const struct options *o);
 
 /* micro.c */
 int micro_run(const struct options *o);

@@ -86,35 +86,67 @@ const char *find_xgomp(const char **why)
 }
 
 /*
- * The environment, with LD_PRELOAD=@preload instead of any LD_PRELOAD. A
- * preloaded library comes before the ASan runtime of a sanitizer build,
- * which ASan refuses unless told, so ASAN_OPTIONS says so (a plain build
- * ignores it).
+ * The environment of a child: ours, with LD_PRELOAD=@preload instead of any
+ * LD_PRELOAD, and each "NAME=value" of @set (NULL-terminated, or NULL) in
+ * place of any NAME we have. A preloaded library comes before the ASan
+ * runtime of a sanitizer build, which ASan refuses unless told, so
+ * ASAN_OPTIONS says so (a plain build ignores it). The strings of @set must
+ * outlive the result; free it with bench_child_env_free().
  */
-static char **child_env(const char *preload, char *slot, size_t len,
-			char *asan, size_t asan_len)
+char **bench_child_env(const char *preload, const char *const *set)
 {
 	const char *opts = getenv("ASAN_OPTIONS");
-	size_t n = 0, k = 0;
+	size_t n = 0, nset = 0, k = 2;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 3, sizeof(*env));
+	while (set && set[nset])
+		nset++;
+	env = calloc(n + nset + 5, sizeof(*env));	/* 2 ours, 2 preload, NULL */
 	if (!env)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) &&
-		    (!preload || strncmp(environ[i], "ASAN_OPTIONS=", 13)))
+	/* env[0] and env[1]: our own strings (freed), NULL when unused */
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = !strncmp(environ[i], "LD_PRELOAD=", 11) ||
+				(preload && !strncmp(environ[i], "ASAN_OPTIONS=", 13));
+
+		for (size_t j = 0; j < nset && !replaced; j++) {
+			size_t len = strcspn(set[j], "=") + 1;
+
+			replaced = !strncmp(environ[i], set[j], len);
+		}
+		if (!replaced)
 			env[k++] = environ[i];
-	if (preload) {
-		snprintf(slot, len, "LD_PRELOAD=%s", preload);
-		env[k++] = slot;
-		snprintf(asan, asan_len, "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
-			 opts ? opts : "", opts && *opts ? ":" : "");
-		env[k++] = asan;
 	}
-	return env;
+	for (size_t j = 0; j < nset; j++)
+		env[k++] = (char *)set[j];
+	if (preload) {
+		char *pre, *asan;
+
+		if (asprintf(&pre, "LD_PRELOAD=%s", preload) < 0) {
+			free(env);
+			return NULL;
+		}
+		if (asprintf(&asan, "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
+			     opts ? opts : "", opts && *opts ? ":" : "") < 0) {
+			free(pre);
+			free(env);
+			return NULL;
+		}
+		env[0] = env[k++] = pre;
+		env[1] = env[k++] = asan;
+	}
+	return env + 2;
+}
+
+void bench_child_env_free(char **env)
+{
+	if (!env)
+		return;
+	free(env[-2]);
+	free(env[-1]);
+	free(env - 2);
 }
 
 const char *json_value(const char *line, const char *key)
@@ -128,7 +160,7 @@ const char *json_value(const char *line, const char *key)
 }
 
 /* The string value of @key into @out; false if absent or not a string. */
-static bool json_str(const char *line, const char *key, char *out, size_t len)
+bool json_str(const char *line, const char *key, char *out, size_t len)
 {
 	const char *v = json_value(line, key), *end;
 
@@ -174,20 +206,19 @@ static bool in_build_dir(const char *lib)
 	return !strncmp(real, dir, n) && real[n] == '/';
 }
 
-/* Is @lib the library of runtime @rt? libgomp: a libgomp* that is not the
+/* Is @lib the library of @runtime? libgomp: a libgomp* that is not the
  * drop-in; libomp: a libomp*; xgomp: the very file preloaded. */
-static bool lib_matches(const struct omp_call *call, const char *lib)
+bool omp_lib_matches(const struct options *o, const char *runtime, const char *lib)
 {
 	const char *base = strrchr(lib, '/');
 
 	base = base ? base + 1 : lib;
-	if (!strcmp(call->runtime, "xgomp"))
-		return same_file(lib, call->o->xgomp_path);
-	if (!strcmp(call->runtime, "libgomp") &&
-	    ((call->o->xgomp_path && same_file(lib, call->o->xgomp_path)) ||
-	     in_build_dir(lib)))
+	if (!strcmp(runtime, "xgomp"))
+		return same_file(lib, o->xgomp_path);
+	if (!strcmp(runtime, "libgomp") &&
+	    ((o->xgomp_path && same_file(lib, o->xgomp_path)) || in_build_dir(lib)))
 		return false;
-	return !strncmp(base, call->runtime, strlen(call->runtime));
+	return !strncmp(base, runtime, strlen(runtime));
 }
 
 /* One line of the child: check its libraries, hand it to call->line. */
@@ -201,7 +232,7 @@ static void child_line(struct omp_call *call, const char *line, bool *stop)
 		*stop = true;
 		return;
 	}
-	if (!lib_matches(call, call->lib)) {
+	if (!omp_lib_matches(call->o, call->runtime, call->lib)) {
 		omp_call_fail(call, CELL_ERROR, "the OpenMP calls went to %s, not %s",
 			      call->lib, call->runtime);
 		*stop = true;
@@ -319,21 +350,30 @@ static bool read_child(struct omp_call *call, int out, int err)
 	return false;
 }
 
+/* The preload of @runtime: *preload NULL for libgomp; NULL and why when
+ * the library is not here. */
+const char *omp_preload_of(const struct options *o, const char *runtime,
+			   const char **preload)
+{
+	*preload = NULL;
+	if (!strcmp(runtime, "libomp")) {
+		*preload = o->libomp_path;
+		return o->libomp_path ? NULL : o->libomp_why;
+	}
+	if (!strcmp(runtime, "xgomp")) {
+		*preload = o->xgomp_path;
+		return o->xgomp_path ? NULL : o->xgomp_why;
+	}
+	return NULL;
+}
+
 /* The preload of call->runtime; false (the call skipped) if none here. */
 static bool omp_preload(struct omp_call *call, const char **preload)
 {
-	const struct options *o = call->o;
+	const char *why = omp_preload_of(call->o, call->runtime, preload);
 
-	*preload = NULL;
-	if (!strcmp(call->runtime, "libomp")) {
-		if (!o->libomp_path)
-			omp_call_fail(call, CELL_SKIPPED, "%s", o->libomp_why);
-		*preload = o->libomp_path;
-	} else if (!strcmp(call->runtime, "xgomp")) {
-		if (!o->xgomp_path)
-			omp_call_fail(call, CELL_SKIPPED, "%s", o->xgomp_why);
-		*preload = o->xgomp_path;
-	}
+	if (why)
+		omp_call_fail(call, CELL_SKIPPED, "%s", why);
 	return call->status == CELL_OK;
 }
 
@@ -362,7 +402,6 @@ void omp_call_run(struct omp_call *call)
 {
 	const struct options *o = call->o;
 	char *argv[32] = { (char *)o->omp_path };
-	char slot[PATH_MAX + 16], asan[1024];
 	posix_spawn_file_actions_t fa;
 	int out[2], err[2], status = 0, rc, n = 1;
 	const char *preload;
@@ -382,11 +421,11 @@ void omp_call_run(struct omp_call *call)
 	}
 	for (char **a = call->args; *a && n < 31; a++)
 		argv[n++] = *a;
-	env = child_env(preload, slot, sizeof(slot), asan, sizeof(asan));
+	env = bench_child_env(preload, NULL);
 	if (!env || pipe2(out, O_CLOEXEC)) {
 		omp_call_fail(call, CELL_ERROR, "cannot start xsched-bench-omp: %s",
 			      strerror(errno));
-		free(env);
+		bench_child_env_free(env);
 		return;
 	}
 	if (pipe2(err, O_CLOEXEC)) {
@@ -394,7 +433,7 @@ void omp_call_run(struct omp_call *call)
 			      strerror(errno));
 		close(out[0]);
 		close(out[1]);
-		free(env);
+		bench_child_env_free(env);
 		return;
 	}
 	fflush(stdout);
@@ -403,7 +442,7 @@ void omp_call_run(struct omp_call *call)
 	posix_spawn_file_actions_adddup2(&fa, err[1], STDERR_FILENO);
 	rc = posix_spawn(&pid, o->omp_path, &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
-	free(env);
+	bench_child_env_free(env);
 	close(out[1]);
 	close(err[1]);
 	if (rc) {

@@ -44,7 +44,10 @@ static int run_xsched(void *rt, struct program_run *x)
 	int rc;
 
 	__atomic_store_n(&bench_xs_error, 0, __ATOMIC_RELAXED);
-	rc = xs_runtime_run((struct xs_runtime *)rt, x->b->xsched, x->st);
+	if (x->b->xsched_rt)
+		rc = x->b->xsched_rt((struct xs_runtime *)rt, x->st);
+	else
+		rc = xs_runtime_run((struct xs_runtime *)rt, x->b->xsched, x->st);
 	return rc ? rc : __atomic_load_n(&bench_xs_error, __ATOMIC_RELAXED);
 }
 
@@ -152,7 +155,7 @@ void measure_xsched(struct cell *c, int ncells, struct program_run *x,
 	cpu_set_t mask;
 	int saved;
 
-	if (!x->b->xsched) {
+	if (!x->b->xsched && !x->b->xsched_rt) {
 		for (int k = 0; k < ncells; k++)
 			cell_fail(&c[k], CELL_SKIPPED, "no xsched version");
 		return;
