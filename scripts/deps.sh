@@ -26,6 +26,7 @@ PACKAGES=(
 	tmux              # tests/xsched-top-tui-keys drives the screen through it
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
+	spin              # tests/rescue-claim-model.sh: the rescue claim protocol, model-checked
 )
 
 if ! command -v dpkg-query >/dev/null; then
