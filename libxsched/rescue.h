@@ -89,9 +89,12 @@
  * it holds a claim and takes at most S tasks per claim; it claims again at
  * its next idle visit while V is still stranded.
  *
- * To be modelled (Spin, as the reliability issue asks) with: V waking at
- * every step of the thief, two thieves racing for one claim, and a
- * producer pushing throughout; the property: no task popped twice or lost.
+ * Modelled in Spin (tests/models/rescue-claim.pml, run by
+ * tests/rescue-claim-model.sh): V waking at every step of two thieves
+ * racing for one claim while a producer pushes; no item popped twice or
+ * lost, and dropping the epoch reload or the consuming check is caught.
+ * The model is sequentially consistent: the fence pair (*) is what makes
+ * the hardware so for the handshake's two words.
  */
 #ifndef XSCHED_RESCUE_H
 #define XSCHED_RESCUE_H

@@ -36,6 +36,7 @@ PACKAGES=(
 	spin              # make check-models: the Promela model checker (tests/models)
 	gcc-12-source     # tests/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
 	libmetis-dev      # xsched-affinity, xsched-bench --affinity: METIS partitions affinity graphs
+	spin              # tests/rescue-claim-model.sh: the rescue claim protocol, model-checked
 )
 
 if ! command -v dpkg-query >/dev/null; then

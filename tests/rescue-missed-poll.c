@@ -17,7 +17,7 @@
 #define THRESHOLD_NS 2000000ull	/* 2 ms */
 #define MAX_WAIT_MS 5000
 
-static pid_t victim_start(_Atomic uint64_t *counter)
+static pid_t victim_start(uint64_t *counter)
 {
 	pid_t parent = getpid(), pid = fork();
 
@@ -30,14 +30,14 @@ static pid_t victim_start(_Atomic uint64_t *counter)
 		__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 
-static uint64_t load(_Atomic uint64_t *counter)
+static uint64_t load(uint64_t *counter)
 {
 	/* Relaxed: see victim_start(). */
 	return __atomic_load_n(counter, __ATOMIC_RELAXED);
 }
 
 /* Wait (bounded) until the counter moves; returns whether it did. */
-static bool await_moving(_Atomic uint64_t *counter)
+static bool await_moving(uint64_t *counter)
 {
 	uint64_t v = load(counter);
 
@@ -54,7 +54,7 @@ static bool await_moving(_Atomic uint64_t *counter)
  * count the polls at which it reports a miss, up to @want of them or
  * MAX_WAIT_MS polls.
  */
-static int count_misses(struct xs_rescue_watch *w, _Atomic uint64_t *counter, int want)
+static int count_misses(struct xs_rescue_watch *w, uint64_t *counter, int want)
 {
 	int missed = 0;
 
@@ -69,7 +69,7 @@ static int count_misses(struct xs_rescue_watch *w, _Atomic uint64_t *counter, in
 }
 
 struct victim {
-	_Atomic uint64_t *counter;
+	uint64_t *counter;
 	pid_t pid;
 };
 
