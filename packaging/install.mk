@@ -31,8 +31,13 @@
 
 PREFIX ?= /usr/local
 # Debian's multiarch directory (lib/x86_64-linux-gnu) where dpkg says one;
-# ld.so searches it under /usr and /usr/local alike.
-XS_INST_MULTIARCH := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+# ld.so searches it under /usr and /usr/local alike. Asked once, and only
+# when a rule needs it (dpkg-architecture takes a good part of a second):
+# $(call xs-inst-once,VAR,COMMAND) memoizes COMMAND's output in VAR.
+xs-inst-once = $(eval $(1) := $$(shell $(2)))$($(1))
+XS_INST_MULTIARCH = $(call xs-inst-once,XS_INST_MULTIARCH,\
+	$(if $(DEB_HOST_MULTIARCH),echo $(DEB_HOST_MULTIARCH),\
+	dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null))
 LIBDIR ?= $(PREFIX)/lib$(if $(XS_INST_MULTIARCH),/$(XS_INST_MULTIARCH))
 PKGLIBDIR ?= $(LIBDIR)/xsched
 BINDIR ?= $(PREFIX)/bin
@@ -43,8 +48,9 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # xschedd reads /etc/default/xschedd whatever the prefix; a prefix of its
 # own (/opt/xsched) gets its own etc/.
 SYSCONFDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
-UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),\
-		/lib/systemd/system)
+XS_INST_UNITDIR = $(call xs-inst-once,XS_INST_UNITDIR,\
+	pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+UNITDIR ?= $(or $(XS_INST_UNITDIR),/lib/systemd/system)
 
 INSTALL ?= install
 XS_INST_D = $(DESTDIR)
@@ -53,8 +59,9 @@ XS_INST_D = $(DESTDIR)
 # (a relative path, so that a tree installed under DESTDIR, or moved as a
 # whole, works too). It is compiled in: a change of BINDIR or PKGLIBDIR
 # rebuilds xsched-run.
-XS_INST_GOMP_REL := $(shell realpath -m --relative-to=$(BINDIR) $(PKGLIBDIR))
-$(O)/tools/xsched-run.o: private prog-flags := -DXS_RUN_GOMP_DIR='"$(XS_INST_GOMP_REL)"'
+XS_INST_GOMP_REL = $(call xs-inst-once,XS_INST_GOMP_REL,\
+	realpath -m --relative-to=$(BINDIR) $(PKGLIBDIR))
+$(O)/tools/xsched-run.o: private prog-flags = -DXS_RUN_GOMP_DIR='"$(XS_INST_GOMP_REL)"'
 $(O)/tools/xsched-run.o: $(O)/.install-paths
 $(O)/.install-paths: FORCE
 	@mkdir -p $(@D)
@@ -83,7 +90,7 @@ $(O)/xschedd.service: packaging/xschedd.service $(O)/.install-dirs
 	$(Q)sed -e 's|/usr/sbin/xschedd|$(SBINDIR)/xschedd|g' \
 		-e 's|/etc/default/xschedd|$(SYSCONFDIR)/default/xschedd|g' $< >$@
 
-XS_INST_DIRS := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(SBINDIR) $(SYSCONFDIR)
+XS_INST_DIRS = $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(SBINDIR) $(SYSCONFDIR)
 $(O)/.install-dirs: FORCE
 	@mkdir -p $(@D)
 	@[ "$$(cat $@ 2>/dev/null)" = '$(XS_INST_DIRS)' ] || printf '%s\n' '$(XS_INST_DIRS)' >$@
