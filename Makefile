@@ -248,6 +248,13 @@ $(KSELFTEST_HDR):
 -include daemon/daemon.mk
 -include tests/fuzz/fuzz.mk
 
+# Promela models of the lock-less protocols, checked exhaustively by spin;
+# each mutation (a -D broken variant) must fail (tests/models/check.sh).
+.PHONY: check-models
+check-models:
+	$(Q)scripts/deps.sh
+	$(Q)tests/models/check.sh
+
 # ---------------------------------------------------------------------------
 # Targets
 
