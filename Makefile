@@ -247,6 +247,7 @@ $(KSELFTEST_HDR):
 -include libxsched/cuda/cuda.mk
 -include daemon/daemon.mk
 -include tests/fuzz/fuzz.mk
+-include tests/soak/soak.mk
 
 # Promela models of the lock-less protocols, checked exhaustively by spin;
 # each mutation (a -D broken variant) must fail (tests/models/check.sh).
