@@ -12,6 +12,9 @@
 #   make check SANITIZE=address,undefined or ASan+UBSan, in build-<sanitizer>/
 #   make check-concurrency SANITIZE=thread  only tests-concurrency-y
 #   make run / make bench     build, then run build/xsched-bench $(BENCH_ARGS)
+#   make fuzz FUZZ_SECONDS=N  libFuzzer targets of every parser, N s each (tests/fuzz)
+#   make check-models         spin verifies the protocol models (tests/models)
+#   make soak SOAK_TASKS=N    the long run: stops, hogs, daemon restarts (tests/soak)
 #   make V=1                  show the commands
 #   make CC=clang             any C11 compiler; warnings are errors with both
 

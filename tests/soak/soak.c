@@ -107,8 +107,9 @@ int main(void)
 		for (int i = 0; i < 4; i++) {
 			_Atomic uint64_t sum = 0, nodes = 0, conts = 0;
 			pthread_t readier;
-			struct root_arg a = { tree_mix(seed++), 8 + (int)(seed % 6), &sum, &nodes,
-					      &conts, &readier };
+			uint64_t s = seed++;
+			struct root_arg a = { tree_mix(s), 8 + (int)(s % 6), &sum, &nodes, &conts,
+					      &readier };
 			uint64_t want_sum = 0, want_nodes = 0;
 
 			tree_serial(&shape, a.seed, a.depth, &want_sum, &want_nodes);
