@@ -14,6 +14,9 @@
 #   make run                  build, run a 2-minute subset of the benchmark table
 #   make run FULL=1           the full table (make bench: xsched-bench's defaults)
 #   make run / make bench BENCH_ARGS=...  build/xsched-bench with those arguments
+#   make fuzz FUZZ_SECONDS=N  libFuzzer targets of every parser, N s each (tests/fuzz)
+#   make check-models         spin verifies the protocol models (tests/models)
+#   make soak SOAK_TASKS=N    the long run: stops, hogs, daemon restarts (tests/soak)
 #   make V=1                  show the commands
 #   make install [PREFIX=/usr/local DESTDIR=]  and uninstall (packaging/install.mk)
 #   make deb                  the Debian packages, into build/deb/
@@ -252,6 +255,14 @@ $(KSELFTEST_HDR):
 -include libxsched/cuda/cuda.mk
 -include daemon/daemon.mk
 -include tests/fuzz/fuzz.mk
+-include tests/soak/soak.mk
+
+# Promela models of the lock-less protocols, checked exhaustively by spin;
+# each mutation (a -D broken variant) must fail (tests/models/check.sh).
+.PHONY: check-models
+check-models:
+	$(Q)scripts/deps.sh
+	$(Q)tests/models/check.sh
 
 # make install / uninstall / deb: packaging/install.mk
 include packaging/install.mk
