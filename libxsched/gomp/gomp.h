@@ -154,6 +154,12 @@ struct xg_ws {
 	uintptr_t *task_red;                     /* task reductions: the first thread's */
 };
 
+/* The teams league a thread is in (teams.c). */
+struct xg_league {
+	uint32_t num_teams;         /* omp_get_num_teams() - 1 */
+	uint32_t team_num;          /* omp_get_team_num() */
+};
+
 /* ------------------------------------------------------------------ */
 /* Teams (team.c). */
 
@@ -170,6 +176,7 @@ struct xg_team {
 	void *data;
 	bool ws_preset;             /* construct 0 set up by a combined construct */
 	uintptr_t *reductions;      /* GOMP_parallel_reductions' registration */
+	struct xg_league league;    /* the encountering thread's teams league */
 	uint32_t ws_dirty;          /* ring slots used since the last reset */
 	struct xg_ws ws[XG_WS_RING];
 };
@@ -318,12 +325,8 @@ void xg_wait_until(bool (*done)(void *), void *arg);
 struct xg_team *xg_team_new_initial(void);
 void xg_team_free(struct xg_team *team);
 
-/* teams.c: the league of the calling thread's teams region (thread-local,
- * as in libgomp: threads of a parallel region inside a team see 1 team). */
-struct xg_league {
-	uint32_t num_teams;         /* omp_get_num_teams() - 1 */
-	uint32_t team_num;          /* omp_get_team_num() */
-};
+/* teams.c: the league of the calling thread's teams region (thread-local;
+ * the threads of a parallel region inherit the encountering thread's). */
 extern __thread struct xg_league xg_league __attribute__((tls_model("initial-exec")));
 
 /* task.c: the ABI entry point, for constructs that become tasks. */

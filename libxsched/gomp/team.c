@@ -284,15 +284,18 @@ static void xg_implicit_main(void *arg)
 {
 	struct xg_team *team = arg;
 	struct xg_task *saved = xg_cur;
+	struct xg_league league = xg_league;
 	struct xg_task it;
 
 	xg_implicit_init(&it, team, (uint32_t)xs_worker_id());
 	xg_cur = &it;
+	xg_league = team->league;
 	xg_implicit_display();
 	team->fn(team->data);
 	/* Join our tasks while `it` still exists (task.c). */
 	xs_task_wait();
 	xg_depend_free(&it);
+	xg_league = league;
 	xg_cur = saved;
 }
 
@@ -368,6 +371,7 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	team->data = data;
 	team->ws_preset = init != NULL;
 	team->reductions = reductions;
+	team->league = xg_league;
 	if (reductions)
 		xg_reduction_register(reductions, NULL, NULL, n);
 	xg_team_reset(team);
