@@ -737,7 +737,7 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		       (unsigned long long)h.nedges, (unsigned long long)g.ne / 2,
 		       st.total ? 100.0 * (double)st.cut / (double)st.total : 0.0, t_plan);
 	else
-		printf("  %-30s %8llu %4d %10.4f %10.4f %10.4f %7.3fx %7.3fx %9.0fx %-5s %6.1f%% "
+		printf("  %-36s %8llu %4d %10.4f %10.4f %10.4f %7.3fx %7.3fx %9.0fx %-5s %6.1f%% "
 		       "%7.2f%s\n",
 		       label, (unsigned long long)k->n, k->sweeps, best[0], best[1], best[2],
 		       best[0] / best[2], best[1] / best[2], h.seconds / t_plain,
@@ -801,7 +801,7 @@ int affinity_run(const struct options *o)
 		       "affinity faster); rec: slowdown of the recorded serial run; cut: edge "
 		       "weight between workers\n", xs_runtime_workers(rt), rt->topo->source,
 		       o->repeat);
-		printf("  %-30s %8s %4s %10s %10s %10s %8s %8s %10s %-5s %7s %7s\n", "kernel",
+		printf("  %-36s %8s %4s %10s %10s %10s %8s %8s %10s %-5s %7s %7s\n", "kernel",
 		       "n", "swp", "static", "hybrid", "affinity", "x stat", "x hyb", "rec", "mode",
 		       "cut", "plan_s");
 	}
