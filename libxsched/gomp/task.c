@@ -74,21 +74,28 @@ static inline void xg_copy(void *dst, const void *src, long size)
 		memcpy(dst, src, (size_t)size);
 }
 
+/* The context of a task of @parent run by thread @tid of the team. */
+static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool final,
+				uint32_t tid)
+{
+	t->team = parent->team;
+	t->parent = parent;
+	t->implicit = NULL;
+	t->icv = parent->icv;
+	t->deps = NULL;
+	t->region = NULL;
+	t->final = final;
+	t->tid = tid;
+}
+
 static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
 			 struct xg_dnode *node)
 {
 	struct xg_task *saved = xg_cur;
 	struct xg_task t;
 
-	t.team = parent->team;
-	t.parent = parent;
-	t.implicit = NULL;
-	t.icv = parent->icv;
-	t.deps = NULL;
-	t.region = NULL;
-	t.final = final;
 	/* The binding team's thread number of the executing thread. */
-	t.tid = parent->team->rt ? (uint32_t)xs_worker_id() : 0;
+	xg_task_init(&t, parent, final, parent->team->rt ? (uint32_t)xs_worker_id() : 0);
 	xg_cur = &t;
 	fn(data);
 	if (node)
@@ -211,15 +218,48 @@ static void xg_depend_wait(struct xg_task *cur, void **depend)
 	xg_wait_until(xg_flag_set, &w.ready);
 }
 
+/*
+ * Whether no task that @cur creates can be deferred: in a final task every
+ * descendant is included, a team of one thread runs every task at once,
+ * and outside every region there is no worker to queue on. Such a task
+ * never has an xsched child, so its undeferred children need no xsched
+ * frame of their own: nothing to count, nothing to join.
+ */
+static inline bool xg_nothing_deferred(const struct xg_task *cur)
+{
+	return cur->final || cur->team->nthreads == 1 || !xs_self;
+}
+
+/*
+ * Run an undeferred task of @cur whose descendants cannot be deferred
+ * either: a direct call inside a task context, which omp_in_final(), a
+ * taskwait (nothing to wait for: its children completed as they were
+ * created) and the dependences among its children need; nothing else.
+ */
+static inline __attribute__((always_inline)) void
+xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
+{
+	struct xg_task *saved = xg_cur;
+	struct xg_task t;
+
+	/* The same thread runs it: cur's thread number is its own. */
+	xg_task_init(&t, cur, final, cur->tid);
+	xg_cur = &t;
+	fn(data);
+	if (xs_unlikely(t.deps != NULL))
+		xg_depend_free(&t);
+	xg_cur = saved;
+}
+
 /* Run @fn(@data) now, in a frame of its own; @data is the task's own. */
 static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 {
 	struct xg_undeferred u = { fn, data, cur, final };
 
-	if (xs_self)
-		xs_task_run_undeferred(xg_undeferred_main, &u);
+	if (xg_nothing_deferred(cur))
+		xg_run_included(fn, data, cur, final);
 	else
-		xg_undeferred_main(&u);
+		xs_task_run_undeferred(xg_undeferred_main, &u);
 }
 
 /* Blocks up to this size are copied on the stack for undeferred tasks. */
@@ -312,10 +352,15 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	 * thread (nobody else could run it: running it now is the cheapest
 	 * schedule, as in libgomp), or no worker to queue on (outside every
 	 * region: the initial task's team of one). */
-	if (!if_clause || cur->final || cur->team->nthreads == 1 || !xs_self) {
+	if (!if_clause || xg_nothing_deferred(cur)) {
 		if (deps)
 			xg_depend_wait(cur, depend);
-		xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final, NULL, NULL);
+		/* Included (the cut-offs' leaves): a direct call, data in place. */
+		if (!cpyfn && xg_nothing_deferred(cur))
+			xg_run_included(fn, data, cur, final);
+		else
+			xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final,
+					NULL, NULL);
 		return;
 	}
 	if (!deps) {
