@@ -88,14 +88,19 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 	t->tid = tid;
 }
 
+/* The binding team's thread number of the thread running a task of @parent. */
+static inline uint32_t xg_task_tid(const struct xg_task *parent)
+{
+	return parent->team->rt ? (uint32_t)xs_worker_id() : 0;
+}
+
 static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
-			 struct xg_dnode *node)
+			 uint32_t tid, struct xg_dnode *node)
 {
 	struct xg_task *saved = xg_cur;
 	struct xg_task t;
 
-	/* The binding team's thread number of the executing thread. */
-	xg_task_init(&t, parent, final, parent->team->rt ? (uint32_t)xs_worker_id() : 0);
+	xg_task_init(&t, parent, final, tid);
 	xg_cur = &t;
 	fn(data);
 	if (node)
@@ -110,16 +115,18 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 static void xg_inline_main(void *arg)
 {
 	struct xg_inline_hdr *h = arg;
+	struct xg_task *parent = (struct xg_task *)(h->parent & ~(uintptr_t)1);
 
-	xg_task_body(h->fn, (char *)arg + sizeof(*h), (struct xg_task *)(h->parent & ~(uintptr_t)1),
-		     h->parent & 1, NULL);
+	xg_task_body(h->fn, (char *)arg + sizeof(*h), parent, h->parent & 1, xg_task_tid(parent),
+		     NULL);
 }
 
 static void xg_record_main(void *arg)
 {
 	struct xg_record *r = *(struct xg_record **)arg;
 
-	xg_task_body(r->fn, r->data, r->parent, r->final, r->has_deps ? &r->node : NULL);
+	xg_task_body(r->fn, r->data, r->parent, r->final, xg_task_tid(r->parent),
+		     r->has_deps ? &r->node : NULL);
 	if (r->has_deps)
 		xg_dnode_put(&r->node); /* the task's reference */
 	else
@@ -177,7 +184,8 @@ static void xg_undeferred_main(void *arg)
 {
 	struct xg_undeferred *u = arg;
 
-	xg_task_body(u->fn, u->data, u->parent, u->final, NULL);
+	/* Run by the thread running its parent: the same thread number. */
+	xg_task_body(u->fn, u->data, u->parent, u->final, u->parent->tid, NULL);
 }
 
 static bool xg_flag_set(void *arg)
@@ -219,15 +227,19 @@ static void xg_depend_wait(struct xg_task *cur, void **depend)
 }
 
 /*
- * Whether no task that @cur creates can be deferred: in a final task every
- * descendant is included, a team of one thread runs every task at once,
- * and outside every region there is no worker to queue on. Such a task
- * never has an xsched child, so its undeferred children need no xsched
- * frame of their own: nothing to count, nothing to join.
+ * Whether no task that @cur creates can be deferred, and the innermost
+ * xsched frame around it has no deferred child either: in a final task
+ * every descendant is included (the final task itself has a frame of its
+ * own, with no xsched child); a team of one thread on a runtime of its own
+ * runs every task at once; outside every region there is no worker. Then
+ * an undeferred child needs no xsched frame of its own: nothing to count,
+ * nothing to join, and a taskwait in it finds nothing to wait for. (A
+ * serialized team nested in a region, rt NULL, runs on its encountering
+ * task's frame, which may have deferred children: not here.)
  */
 static inline bool xg_nothing_deferred(const struct xg_task *cur)
 {
-	return cur->final || cur->team->nthreads == 1 || !xs_self;
+	return cur->final || !xs_self || (cur->team->nthreads == 1 && cur->team->rt);
 }
 
 /*
@@ -352,12 +364,14 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	 * thread (nobody else could run it: running it now is the cheapest
 	 * schedule, as in libgomp), or no worker to queue on (outside every
 	 * region: the initial task's team of one). */
-	if (!if_clause || xg_nothing_deferred(cur)) {
+	if (!if_clause || cur->final || cur->team->nthreads == 1 || !xs_self) {
 		if (deps)
 			xg_depend_wait(cur, depend);
 		/* Included (the cut-offs' leaves): a direct call, data in place. */
 		if (!cpyfn && xg_nothing_deferred(cur))
 			xg_run_included(fn, data, cur, final);
+		else if (!cpyfn)
+			xg_run_in_place(fn, data, cur, final);
 		else
 			xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final,
 					NULL, NULL);
