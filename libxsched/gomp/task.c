@@ -74,22 +74,34 @@ static inline void xg_copy(void *dst, const void *src, long size)
 		memcpy(dst, src, (size_t)size);
 }
 
+/* The context of a task of @parent run by thread @tid of the team. */
+static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool final,
+				uint32_t tid)
+{
+	t->team = parent->team;
+	t->parent = parent;
+	t->implicit = NULL;
+	t->icv = parent->icv;
+	t->deps = NULL;
+	t->region = NULL;
+	t->reductions = parent->reductions;
+	t->final = final;
+	t->tid = tid;
+}
+
+/* The binding team's thread number of the thread running a task of @parent. */
+static inline uint32_t xg_task_tid(const struct xg_task *parent)
+{
+	return parent->team->rt ? (uint32_t)xs_worker_id() : 0;
+}
+
 static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
-			 struct xg_dnode *node)
+			 uint32_t tid, struct xg_dnode *node)
 {
 	struct xg_task *saved = xg_cur;
 	struct xg_task t;
 
-	t.team = parent->team;
-	t.parent = parent;
-	t.implicit = NULL;
-	t.icv = parent->icv;
-	t.deps = NULL;
-	t.region = NULL;
-	t.reductions = parent->reductions;
-	t.final = final;
-	/* The binding team's thread number of the executing thread. */
-	t.tid = parent->team->rt ? (uint32_t)xs_worker_id() : 0;
+	xg_task_init(&t, parent, final, tid);
 	xg_cur = &t;
 	fn(data);
 	if (node)
@@ -104,16 +116,18 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 static void xg_inline_main(void *arg)
 {
 	struct xg_inline_hdr *h = arg;
+	struct xg_task *parent = (struct xg_task *)(h->parent & ~(uintptr_t)1);
 
-	xg_task_body(h->fn, (char *)arg + sizeof(*h), (struct xg_task *)(h->parent & ~(uintptr_t)1),
-		     h->parent & 1, NULL);
+	xg_task_body(h->fn, (char *)arg + sizeof(*h), parent, h->parent & 1, xg_task_tid(parent),
+		     NULL);
 }
 
 static void xg_record_main(void *arg)
 {
 	struct xg_record *r = *(struct xg_record **)arg;
 
-	xg_task_body(r->fn, r->data, r->parent, r->final, r->has_deps ? &r->node : NULL);
+	xg_task_body(r->fn, r->data, r->parent, r->final, xg_task_tid(r->parent),
+		     r->has_deps ? &r->node : NULL);
 	if (r->has_deps)
 		xg_dnode_put(&r->node); /* the task's reference */
 	else
@@ -171,7 +185,8 @@ static void xg_undeferred_main(void *arg)
 {
 	struct xg_undeferred *u = arg;
 
-	xg_task_body(u->fn, u->data, u->parent, u->final, NULL);
+	/* Run by the thread running its parent: the same thread number. */
+	xg_task_body(u->fn, u->data, u->parent, u->final, u->parent->tid, NULL);
 }
 
 static bool xg_flag_set(void *arg)
@@ -212,15 +227,52 @@ static void xg_depend_wait(struct xg_task *cur, void **depend)
 	xg_wait_until(xg_flag_set, &w.ready);
 }
 
+/*
+ * Whether no task that @cur creates can be deferred, and the innermost
+ * xsched frame around it has no deferred child either: in a final task
+ * every descendant is included (the final task itself has a frame of its
+ * own, with no xsched child); a team of one thread on a runtime of its own
+ * runs every task at once; outside every region there is no worker. Then
+ * an undeferred child needs no xsched frame of its own: nothing to count,
+ * nothing to join, and a taskwait in it finds nothing to wait for. (A
+ * serialized team nested in a region, rt NULL, runs on its encountering
+ * task's frame, which may have deferred children: not here.)
+ */
+static inline bool xg_nothing_deferred(const struct xg_task *cur)
+{
+	return cur->final || !xs_self || (cur->team->nthreads == 1 && cur->team->rt);
+}
+
+/*
+ * Run an undeferred task of @cur whose descendants cannot be deferred
+ * either: a direct call inside a task context, which omp_in_final(), a
+ * taskwait (nothing to wait for: its children completed as they were
+ * created) and the dependences among its children need; nothing else.
+ */
+static inline __attribute__((always_inline)) void
+xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
+{
+	struct xg_task *saved = xg_cur;
+	struct xg_task t;
+
+	/* The same thread runs it: cur's thread number is its own. */
+	xg_task_init(&t, cur, final, cur->tid);
+	xg_cur = &t;
+	fn(data);
+	if (xs_unlikely(t.deps != NULL))
+		xg_depend_free(&t);
+	xg_cur = saved;
+}
+
 /* Run @fn(@data) now, in a frame of its own; @data is the task's own. */
 static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 {
 	struct xg_undeferred u = { fn, data, cur, final };
 
-	if (xs_self)
-		xs_task_run_undeferred(xg_undeferred_main, &u);
+	if (xg_nothing_deferred(cur))
+		xg_run_included(fn, data, cur, final);
 	else
-		xg_undeferred_main(&u);
+		xs_task_run_undeferred(xg_undeferred_main, &u);
 }
 
 /* Blocks up to this size are copied on the stack for undeferred tasks. */
@@ -318,7 +370,14 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	    !xs_self) {
 		if (deps)
 			xg_depend_wait(cur, depend);
-		xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final, NULL, NULL);
+		/* Included (the cut-offs' leaves): a direct call, data in place. */
+		if (!cpyfn && xg_nothing_deferred(cur))
+			xg_run_included(fn, data, cur, final);
+		else if (!cpyfn)
+			xg_run_in_place(fn, data, cur, final);
+		else
+			xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final,
+					NULL, NULL);
 		return;
 	}
 	if (!deps) {

@@ -120,7 +120,8 @@ static void usage(FILE *f)
 		"       " PROG " --micro OP [--iters K] [--threads P] [--repeat R] [--budget S]\n"
 		"       " PROG " --list | --help | --version\n"
 		"Runs the OpenMP version of one benchmark, or one micro-benchmark\n"
-		"(OP: parallel, barrier, taskwait); xsched-bench runs this.\n");
+		"(OP: parallel, barrier, taskwait, undeferred, included); xsched-bench\n"
+		"runs this.\n");
 }
 
 int main(int argc, char **argv)

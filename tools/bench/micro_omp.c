@@ -69,3 +69,44 @@ double micro_taskwait(long iters)
 	}
 	return t;
 }
+
+/* GOMP_task of an empty task with if(0), @iters times, by the one thread
+ * of a single: the task is undeferred, its creator runs it at once. */
+double micro_undeferred(long iters)
+{
+	double t = 0;
+
+#pragma omp parallel shared(t)
+#pragma omp single
+	{
+		double t0 = bench_now();
+
+		for (long i = 0; i < iters; i++) {
+#pragma omp task if(0)
+			KEEP();
+		}
+		t = bench_now() - t0;
+	}
+	return t;
+}
+
+/* GOMP_task of an empty task, @iters times, inside one final task: every
+ * one is an included task (a final-clause cut-off's leaves). */
+double micro_included(long iters)
+{
+	double t = 0;
+
+#pragma omp parallel shared(t)
+#pragma omp single
+#pragma omp task final(1) shared(t)
+	{
+		double t0 = bench_now();
+
+		for (long i = 0; i < iters; i++) {
+#pragma omp task
+			KEEP();
+		}
+		t = bench_now() - t0;
+	}
+	return t;
+}
