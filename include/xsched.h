@@ -61,9 +61,12 @@ int xs_runtime_parallel(struct xs_runtime *rt, xs_task_fn fn, void *arg);
 
 /*
  * Spawn a child of the current task: @fn runs with a private copy of the
- * @size bytes at @arg (size <= XS_TASK_ARG_MAX). The child is pushed to the
- * next queue in round-robin order; when that queue is full the child runs
- * immediately, before xs_task_spawn() returns.
+ * @size bytes at @arg (size <= XS_TASK_ARG_MAX). Under XSCHED_DLB=ws and
+ * auto the child becomes a frame on the spawner's deque, which idle
+ * workers steal from oldest first, and which xs_task_wait() runs in spawn
+ * order. Under slb it is pushed to the next queue in round-robin order
+ * (under rp to the spawner's queue, or its redirect target); when that
+ * queue is full the child runs immediately, before xs_task_spawn() returns.
  * Returns 0, -E2BIG if size > XS_TASK_ARG_MAX, -EPERM outside a task.
  */
 int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size);
@@ -157,6 +160,13 @@ struct xs_stats {
 	uint64_t parks;                 /* times a worker parked on its futex */
 	uint64_t barrier_waves;         /* termination-detection waves reported */
 	uint64_t slabs_allocated;       /* task-descriptor slabs taken from malloc */
+	/* Frames (XSCHED_DLB=ws, auto): */
+	uint64_t frames_taken;          /* frames stolen and run by a thief */
+	uint64_t frames_stolen;         /* frames their spawner found stolen */
+	uint64_t publishes;             /* times a spawner made frames public */
+	uint64_t idle_work_ns;          /* ns workers slept while a frame they
+					 * were woken for waited (woken to
+					 * running), summed over workers */
 };
 
 /* Snapshot @rt's counters into @out. Safe while tasks run (counters are
@@ -268,4 +278,12 @@ int xs_option_describe(unsigned int index, struct xs_option_info *info);
 #ifdef __cplusplus
 }
 #endif
+
+/*
+ * xs_spawn() and xs_sync(): xs_task_spawn() and xs_task_wait() with their
+ * work-first fast path inline (a frame write to spawn; a direct call to
+ * join a child nobody stole). Same contracts; see xsched/task_inline.h.
+ */
+#include "xsched/task_inline.h"
+
 #endif /* XSCHED_H */

@@ -12,14 +12,27 @@
  * (lock-less release: plain release stores, no RMW). While it waits, a
  * worker keeps running the tasks that arrive in its queues.
  *
+ * Where a task can be. (a) A descriptor: queued in an XQueue SPSC queue,
+ * running, or a continuation not yet run (injected or not); (b) a frame
+ * on its spawner's deque: private, public, claimed by the spawner and
+ * running there by a direct call, or stolen and running on a thief; (c) a
+ * task run immediately (full queue, full deque), part of its spawner.
+ * Every frame is a child of the task that was running when it was pushed,
+ * and that task does not complete before the frame has (it joins its
+ * frames; a stolen one it waits for). So following parents from any frame
+ * leads to a descriptor or to a root or implicit task.
+ *
  * Counters. C_w = tasks worker w pushed (static_pushes) plus continuations
- * it created, incremented before the task is published; F_w = queued tasks w completed (tasks_self +
- * tasks_local + tasks_remote), incremented after the body and its join
- * returned. A task is outstanding
- * from its C increment to its F increment, so at any moment the true totals
- * satisfy F <= C, with equality iff no task is queued or running. Tasks run
- * immediately (queue full) are part of the task that spawned them and are
- * not counted. Both counters only grow.
+ * it created, incremented before the task is published, plus Y_w; F_w =
+ * queued tasks w completed (tasks_self + tasks_local + tasks_remote),
+ * incremented after the body and its join returned, plus Y_w. Y_w
+ * (frames_stolen) counts frames of w's that w found stolen when it joined
+ * them; it is added to both sums, so C - F is still the number of
+ * descriptors outstanding, but a stolen frame makes C grow (rule 2).
+ * A descriptor is outstanding from its C increment to its F increment, so
+ * at any moment the true totals satisfy F <= C, with equality iff no
+ * descriptor is queued or running. Frames and tasks run immediately are
+ * not counted as such. All counters only grow.
  *
  * Why a release is never premature. Let C_k, F_k be the sums gathered in
  * wave k. Every read of wave k happens-before the root's decision on wave
@@ -30,19 +43,33 @@
  *  1. Four-counter rule (Mattern): if F_k == C_{k+1}, then at t
  *     F(t) >= F_k (wave-k reads precede t, counters grow) and
  *     C(t) <= C_{k+1} (wave-(k+1) reads follow t), so F(t) >= C(t), hence
- *     F(t) == C(t): nothing was outstanding at t. Every worker had arrived
- *     before its wave-k read, and a worker inside the barrier creates tasks
- *     only by running a queued one, of which there were none at t, so none
- *     can appear later: the state is final and the release is safe.
+ *     F(t) == C(t): no descriptor was outstanding at t. Every worker had
+ *     arrived before its wave-k read, and arrives only with no frame of
+ *     its root or implicit task left (it joins them first), so every
+ *     root and implicit task had completed or was parked in the barrier
+ *     with no children; a frame alive at t would lead, through its parents, to a
+ *     live descriptor or a live root/implicit task: there is none, so no
+ *     frame is alive either. Nothing runs, so nothing can be created
+ *     later: the state is final and the release is safe.
  *
  *  2. First-wave shortcut: if C_1 == R, the total created at the previous
- *     release (when all R tasks had finished), then no task was created in
- *     this episode at all. Suppose one was; take the first. Its creator was
- *     not running a queued task of this episode (that would be an earlier
- *     one), and the previous episode left none, so it was running its
- *     implicit or root task, i.e. it had not yet arrived, so its wave-1 read
- *     came later and counted it: C_1 > R. Hence a barrier in which nobody
- *     spawned costs one wave up and the release down.
+ *     release (when nothing was alive), then nothing was created in this
+ *     episode. Suppose some descriptor was; take the first, created at
+ *     time s by worker W. W was not running a descriptor task of this
+ *     episode (that would be an earlier one) nor of the previous one
+ *     (none was left), so it was running its root or implicit task, or a
+ *     frame whose parents lead to one. If that root/implicit task is W's,
+ *     W had not arrived at s, its wave-1 read came later and counted the
+ *     descriptor: C_1 > R. If it is another worker V's, the frame W ran
+ *     had been stolen from a worker whose task (on the way up to V's
+ *     root/implicit task) joined it after s and before that root/implicit
+ *     task completed, so before V's arrival and wave-1 read: that join
+ *     counted Y, and C_1 > R again. The same holds for frames: a frame
+ *     alive after the wave-1 reads has a live root/implicit ancestor
+ *     (possible only if its owner had not arrived: contradiction) or a
+ *     descriptor ancestor (excluded above). A barrier in which nobody
+ *     spawned, or every spawn stayed with its spawner, costs one wave up
+ *     and the release down.
  *
  * A worker drains its queues before reporting; that only makes waves more
  * likely to succeed, it is not needed for safety.
@@ -85,6 +112,7 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 			      uint64_t *finished)
 {
 	struct xs_runtime *rt = w->rt;
+	uint64_t stolen;
 
 	*created = 0;
 	*finished = 0;
@@ -98,9 +126,10 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 	}
 	/* Own counters last, so they are read after this worker's arrival
 	 * and after the wave start it answers. */
+	stolen = xs_load_relaxed(&w->fctr.frames_stolen);
 	*created += xs_load_relaxed(&w->ctr.static_pushes) +
-		    xs_load_relaxed(&w->ctr.continuations);
-	*finished += xs_counters_queued_done(&w->ctr);
+		    xs_load_relaxed(&w->ctr.continuations) + stolen;
+	*finished += xs_counters_queued_done(&w->ctr) + stolen;
 	xs_counter_inc(&w->ctr.barrier_waves);
 }
 
@@ -147,6 +176,11 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 	struct xs_runtime *rt = w->rt;
 	uint64_t t0 = xs_prof_begin(w->log);
 
+	/* Arrive with no frame of the implicit task left (see above). */
+	if (w->dq.top != w->dq.base) {
+		xs_deque_count(&w->dq);
+		xs_deque_join_from(w, w->dq.base);
+	}
 	for (;;) {
 		uint64_t seq = ++w->bar.seq, created, finished, down;
 		bool release;
@@ -191,7 +225,7 @@ int xs_barrier_wait(void)
 {
 	struct xs_worker *w = xs_self;
 
-	if (!w || !w->implicit || w->current != w->implicit)
+	if (!w || !w->implicit || w->dq.ctx != w->implicit)
 		return -EPERM;
 	xs_barrier_arrive_and_wait(w);
 	return 0;

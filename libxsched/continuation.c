@@ -21,7 +21,7 @@ struct xs_continuation *xs_continuation_create(xs_task_fn fn, const void *arg, s
 	struct xs_worker *w = xs_self;
 	struct xs_task *t;
 
-	if (!w || !w->current) {
+	if (!w || !w->dq.ctx) {
 		errno = EPERM;
 		return NULL;
 	}

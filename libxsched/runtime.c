@@ -93,6 +93,13 @@ static struct xs_worker *xs_worker_create(struct xs_runtime *rt, uint32_t id)
 	w->out_worker = calloc(rt->nworkers, sizeof(*w->out_worker));
 	w->in = calloc(rt->nworkers, sizeof(*w->in));
 	xs_task_pool_init(&w->pool, id);
+	if (xs_deque_init(w) < 0) {
+		free(w->out);
+		free(w->out_worker);
+		free(w->in);
+		free(w);
+		return NULL;
+	}
 	if (rt->opt.profile[0])
 		w->log = xs_profile_log_create((uint64_t)rt->opt.profile_events);
 	if (!w->out || !w->out_worker || !w->in || (rt->opt.profile[0] && !w->log)) {
@@ -100,6 +107,7 @@ static struct xs_worker *xs_worker_create(struct xs_runtime *rt, uint32_t id)
 		free(w->out_worker);
 		free(w->in);
 		xs_profile_log_destroy(w->log);
+		xs_deque_destroy(w);
 		free(w);
 		return NULL;
 	}
@@ -111,6 +119,7 @@ static void xs_worker_destroy(struct xs_worker *w)
 	if (!w)
 		return;
 	xs_task_pool_destroy(&w->pool);
+	xs_deque_destroy(w);
 	xs_profile_log_destroy(w->log);
 	free(w->out);
 	free(w->out_worker);

@@ -12,6 +12,7 @@
 #include "xsched.h"
 #include "atomics.h"
 #include "barrier.h"
+#include "deque.h"
 #include "dlb.h"
 #include "options.h"
 #include "park.h"
@@ -33,8 +34,24 @@ struct xs_stats_page;
  * lines others write (parker, pool's remote stack, barrier node) are
  * cache-line aligned members of their own.
  */
+/* Frame counters (deque.c): owner-written, summed by readers; not in
+ * XS_COUNTERS, whose list is the stats page's ABI. */
+struct xs_frame_counters {
+	xs_counter_t frames_stolen;     /* own frames found stolen at a join */
+	xs_counter_t frames_stolen_ran; /* ... that the thief ran (not claimed
+					 * by the owner before publication) */
+	xs_counter_t frames_taken;      /* frames this worker stole and ran,
+					 * from a worker of its node */
+	xs_counter_t frames_taken_remote; /* ... from another node */
+	xs_counter_t publishes;         /* split moves up (splitreq served) */
+	xs_counter_t idle_work_ns;      /* parked while a frame it was woken
+					 * for waited: wake to running */
+};
+
 struct xs_worker {
-	struct xs_task *current;        /* running task; NULL when idle */
+	/* First: xs_self, the public TLS pointer, is also the deque's. The
+	 * running task's context is dq.ctx (NULL when idle). */
+	struct xs_deque dq;
 	struct xs_task *implicit;       /* implicit task of a parallel region */
 	struct xs_runtime *rt;
 	uint32_t id;
@@ -59,6 +76,11 @@ struct xs_worker {
 	 * it is busy or asleep again. Relaxed both ways: a stale value only
 	 * clears rt->waking early or late, which bounds nothing unsafe. */
 	_Atomic bool woken;
+	uint32_t steal_next;            /* deque.c: where frame steals start */
+	/* Set by a publisher that wakes this worker (deque.c), taken by it
+	 * when it runs again: the idle-with-work clock. */
+	_Atomic uint64_t wake_ns;
+	struct xs_frame_counters fctr;
 	struct xs_barrier_state bar;
 	struct xs_dlb_state dlb;
 	struct xs_counters ctr;
@@ -67,6 +89,7 @@ struct xs_worker {
 	struct xs_parker park;
 	struct xs_barrier_node bnode;
 	struct xs_dlb_cells cells;
+	struct xs_deque_shared dqs;
 };
 
 struct xs_runtime {
@@ -106,7 +129,8 @@ struct xs_runtime {
 	void *job_arg;
 };
 
-extern __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
+/* xs_self (declared in xsched/task_inline.h, exported for the inline
+ * fast path) is the calling thread's worker. */
 
 /* The queue @w produces into for worker @to (its out[] entry). */
 static inline struct xs_spsc *xs_worker_queue_to(struct xs_worker *w, uint32_t to)
@@ -156,6 +180,8 @@ uintptr_t xs_thread_stack_mark(void);
 struct xs_task *xs_worker_pop(struct xs_worker *w);
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t);
 void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg);
+void xs_task_run_stolen(struct xs_worker *w, xs_task_fn fn, void *arg, struct xs_worker *victim);
+void xs_deque_woken(struct xs_worker *w);
 void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg);
 void xs_worker_drain(struct xs_worker *w);
 void xs_worker_pause(struct xs_worker *w, uint64_t ns);

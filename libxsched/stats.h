@@ -54,6 +54,11 @@ static inline uint64_t xs_counters_executed(const struct xs_counters *c)
 	return xs_counters_queued_done(c) + xs_load_relaxed(&c->immediate);
 }
 
+struct xs_worker;
+
+/* @w's counters, frames included, into @out (stats.c). */
+void xs_worker_counters(const struct xs_worker *w, struct xs_counters *out);
+
 /* Print the per-worker table and totals (XSCHED_SHOW_STATS=1). */
 void xs_stats_print(struct xs_runtime *rt, FILE *out);
 

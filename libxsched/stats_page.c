@@ -222,9 +222,11 @@ static void xs_stats_page_publish(struct xs_runtime *rt, struct xs_stats_page *p
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		struct xs_stats_worker *sw = (struct xs_stats_worker *)xs_stats_worker_at(h, i);
 		struct xs_worker *w = rt->workers[i];
-		const struct xs_counters *c = &w->ctr;
+		struct xs_counters snap;
+		const struct xs_counters *c = &snap;
 		uint64_t idle, since;
 
+		xs_worker_counters(w, &snap); /* frames folded in */
 		/* Relaxed snapshots of owner-written counters (atomics.h). */
 #define XS_STATS_COPY(name, doc) xs_stats_store(&sw->name, xs_load_relaxed(&c->name));
 		XS_COUNTERS(XS_STATS_COPY)

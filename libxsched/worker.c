@@ -22,6 +22,9 @@
 
 __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
 
+static void xs_task_join(struct xs_worker *w, struct xs_task *t);
+static inline void xs_woken_settled(struct xs_worker *w);
+
 static uint64_t xs_now_ns(void)
 {
 	struct timespec ts;
@@ -144,21 +147,35 @@ static void xs_task_join(struct xs_worker *w, struct xs_task *t)
 	xs_prof_end(w->log, XS_EV_TASKWAIT, t0);
 }
 
+/* Join every child of the running task @t: its frames, then its counted
+ * descriptor children. */
+static inline void xs_task_join_all(struct xs_worker *w, struct xs_task *t)
+{
+	if (w->dq.top != w->dq.base) {
+		xs_deque_count(&w->dq);
+		xs_deque_join_from(w, w->dq.base);
+	}
+	if (t->spawned && !xs_task_children_done(t))
+		xs_task_join(w, t);
+}
+
 /* Run @frame (a descriptor living on this thread's stack: root, implicit
  * or immediate task) with argument @arg to completion, joining its
  * children. */
 void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg)
 {
-	struct xs_task *saved = w->current;
+	struct xs_task *saved = w->dq.ctx;
+	uint32_t base = w->dq.base;
 
 	frame->worker = w;
 	frame->spawned = 0;
 	frame->first_slot = XS_NO_SLOT;
-	w->current = frame;
+	w->dq.ctx = frame;
+	w->dq.base = w->dq.top;
 	frame->fn(arg);
-	if (frame->spawned && !xs_task_children_done(frame))
-		xs_task_join(w, frame);
-	w->current = saved;
+	xs_task_join_all(w, frame);
+	w->dq.ctx = saved;
+	w->dq.base = base;
 }
 
 /* Count a completed queued task by where it was created (paper: self,
@@ -238,7 +255,8 @@ static inline void xs_nest_leave(struct xs_worker *w)
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 {
 	uint64_t t0 = xs_prof_begin(w->log);
-	struct xs_task *saved = w->current;
+	struct xs_task *saved = w->dq.ctx;
+	uint32_t base = w->dq.base;
 	/* XSCHED_DLB=auto measures one task in 32. */
 	bool sample = w->dlb.automatic && !(++w->dlb.sample % 32);
 	uint64_t s0 = sample ? xs_tsc() : 0;
@@ -246,13 +264,14 @@ void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 	/* Set before the body runs, hence before any child can read it. */
 	t->worker = w;
 	t->first_slot = XS_NO_SLOT;
-	w->current = t;
+	w->dq.ctx = t;
+	w->dq.base = w->dq.top;
 	xs_nest_enter(w);
 	t->fn(t->arg);
-	if (t->spawned && !xs_task_children_done(t))
-		xs_task_join(w, t);
+	xs_task_join_all(w, t);
 	xs_nest_leave(w);
-	w->current = saved;
+	w->dq.ctx = saved;
+	w->dq.base = base;
 	if (sample)
 		xs_dlb_auto_sample(w, xs_tsc() - s0);
 	/* Counted finished only after the body and its join: barrier.c. */
@@ -260,6 +279,24 @@ void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 	xs_prof_end(w->log, XS_EV_TASK, t0);
 	xs_task_complete(w, t);
 	xs_dlb_poll(w);
+}
+
+/* Run a frame stolen from @victim: a task of its own on this stack, with
+ * the nesting bound of queued tasks. Uncounted (its parent waits for it
+ * on the victim); barrier.c says why that is safe. */
+void xs_task_run_stolen(struct xs_worker *w, xs_task_fn fn, void *arg, struct xs_worker *victim)
+{
+	uint64_t t0 = xs_prof_begin(w->log);
+	struct xs_task frame;
+
+	(void)victim;
+	frame.fn = fn;
+	frame.parent = NULL;
+	xs_woken_settled(w);
+	xs_nest_enter(w);
+	xs_task_run_frame(w, &frame, arg);
+	xs_nest_leave(w);
+	xs_prof_end(w->log, XS_EV_TASK, t0);
 }
 
 __attribute__((noinline)) static void xs_task_run_immediate(struct xs_worker *w, xs_task_fn fn, const void *arg,
@@ -356,7 +393,7 @@ static inline void xs_woken_settled(struct xs_worker *w)
 
 /* Make queued task @t, just filled in, visible in @q (its slot reserved by
  * xs_spawn_target()) and wake whoever should know. */
-static inline void xs_task_publish(struct xs_worker *w, struct xs_spsc *q, struct xs_task *t,
+static inline void xs_task_queue_publish(struct xs_worker *w, struct xs_spsc *q, struct xs_task *t,
 				   struct xs_parker *wake)
 {
 	/* Counted created before it becomes visible: barrier.c. */
@@ -395,17 +432,17 @@ static inline int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *
 {
 	struct xs_parker *wake;
 	struct xs_spsc *q;
-	struct xs_task *t;
+	struct xs_task *t, *cur = xs_task_ctx(w);
 	uint64_t t0 = xs_prof_begin(w->log);
 
 	xs_dlb_poll(w);
 	q = xs_spawn_target(w, &wake);
-	if (xs_likely(q) && (t = xs_task_alloc(&w->pool))) {
-		xs_task_fill(w, t, w->current, fn, arg, size);
-		xs_task_count_child(w->current);
-		if (q == w->in[0] && w->current->first_slot == XS_NO_SLOT)
-			w->current->first_slot = q->head;
-		xs_task_publish(w, q, t, wake);
+	if (xs_likely(q) && cur && (t = xs_task_alloc(&w->pool))) {
+		xs_task_fill(w, t, cur, fn, arg, size);
+		xs_task_count_child(cur);
+		if (q == w->in[0] && cur->first_slot == XS_NO_SLOT)
+			cur->first_slot = q->head;
+		xs_task_queue_publish(w, q, t, wake);
 		xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
 		return 0;
 	}
@@ -420,11 +457,19 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 {
 	struct xs_worker *w = xs_self;
 
-	/* Workers run user code only inside tasks, so w->current is set. */
+	/* Workers run user code only inside tasks, so dq.ctx is set. */
 	if (xs_unlikely(!w))
 		return -EPERM;
 	if (xs_unlikely(size > XS_TASK_ARG_MAX))
 		return -E2BIG;
+	if (w->dq.limit) {
+		/* Frames (ws, auto): xs_spawn() pushes unless the deque is
+		 * full, and then the child runs now, as a full queue's. */
+		if (xs_likely(w->dq.top < w->dq.limit))
+			return xs_spawn(fn, arg, size);
+		xs_task_run_immediate(w, fn, arg, size);
+		return 0;
+	}
 	if (xs_unlikely(xs_task_queue(w, fn, arg, size)))
 		xs_task_run_immediate(w, fn, arg, size);
 	return 0;
@@ -474,7 +519,7 @@ void xs_task_push_counted(struct xs_task *parent, xs_task_fn fn, const void *arg
 	q = xs_spawn_target(w, &wake);
 	xs_task_fill(w, t, parent, fn, arg, size);
 	if (xs_likely(q)) {
-		xs_task_publish(w, q, t, wake);
+		xs_task_queue_publish(w, q, t, wake);
 		return;
 	}
 	xs_counter_inc(&w->ctr.static_pushes);
@@ -504,8 +549,11 @@ void xs_task_run_undeferred(xs_task_fn fn, void *arg)
 void xs_task_run_own_children(void)
 {
 	struct xs_worker *w = xs_self;
-	struct xs_task *t = w->current, *next;
+	struct xs_task *t = w->dq.ctx, *next;
 
+	/* A frame's lazy context has no descriptor children to queue. */
+	if (t == XS_CTX_LAZY)
+		return;
 	if (t->first_slot != XS_NO_SLOT) {
 		xs_spsc_reverse_from(w->in[0], t->first_slot);
 		t->first_slot = XS_NO_SLOT;
@@ -516,9 +564,35 @@ void xs_task_run_own_children(void)
 	}
 }
 
+/*
+ * The running task's descriptor context. A frame run by a direct call
+ * (xs_frame_call()) starts with none (XS_CTX_LAZY); the first time it
+ * needs one - a descriptor child (libgomp, rp), its use by libgomp - one
+ * comes from the pool, and xs_task_end() joins and frees it.
+ */
+struct xs_task *xs_task_ctx(struct xs_worker *w)
+{
+	struct xs_task *t = w->dq.ctx;
+
+	if (xs_likely(t != XS_CTX_LAZY))
+		return t;
+	t = xs_task_alloc(&w->pool);
+	if (xs_unlikely(!t)) {
+		fputs("libxsched: out of memory for a task context\n", stderr);
+		abort();
+	}
+	t->fn = NULL;
+	t->parent = NULL;
+	t->worker = w;
+	t->spawned = 0;
+	t->first_slot = XS_NO_SLOT;
+	w->dq.ctx = t;
+	return t;
+}
+
 struct xs_task *xs_task_current(void)
 {
-	return xs_self ? xs_self->current : NULL;
+	return xs_self ? xs_task_ctx(xs_self) : NULL;
 }
 
 int xs_task_wait(void)
@@ -528,10 +602,48 @@ int xs_task_wait(void)
 
 	if (xs_unlikely(!w))
 		return -EPERM;
-	t = w->current;
-	if (t->spawned && !xs_task_children_done(t))
+	if (w->dq.top != w->dq.base) {
+		xs_deque_count(&w->dq);
+		xs_deque_join_from(w, w->dq.base);
+	}
+	t = w->dq.ctx;
+	if (t != XS_CTX_LAZY && t->spawned && !xs_task_children_done(t))
 		xs_task_join(w, t);
 	return 0;
+}
+
+/* xs_sync() met a frame that is public, or a thief's request: the rest
+ * of the join, from frame @first on. */
+int xs_task_wait_from(uint32_t first)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_task *t;
+
+	xs_deque_join_from(w, first);
+	t = w->dq.ctx;
+	if (t != XS_CTX_LAZY && t->spawned && !xs_task_children_done(t))
+		xs_task_join(w, t);
+	return 0;
+}
+
+/* End of a frame run by xs_frame_call() that left children, or made a
+ * descriptor context: join them all, give the context back. */
+void xs_task_end(void)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_task *t;
+
+	if (w->dq.top != w->dq.base) {
+		xs_deque_count(&w->dq);
+		xs_deque_join_from(w, w->dq.base);
+	}
+	t = w->dq.ctx;
+	if (t == XS_CTX_LAZY)
+		return;
+	if (t->spawned && !xs_task_children_done(t))
+		xs_task_join(w, t);
+	xs_task_free_local(&w->pool, t);
+	w->dq.ctx = XS_CTX_LAZY;
 }
 
 int xs_worker_id(void)
@@ -560,7 +672,8 @@ static bool xs_wait_has_work(void *p)
 {
 	struct xs_wait_ctx *c = p;
 
-	return c->done(c->arg) || xs_worker_has_queued(c->w) || xs_inject_pending(c->w->rt);
+	return c->done(c->arg) || xs_worker_has_queued(c->w) || xs_inject_pending(c->w->rt) ||
+	       (!c->w->saturated_at && xs_deque_visible(c->w));
 }
 
 /*
@@ -599,6 +712,15 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			xs_task_run_queued(w, t);
 			continue;
 		}
+		if (!w->saturated_at && xs_deque_steal(w)) {
+			if (idle_since) {
+				xs_prof_end(w->log, XS_EV_STALL, stall_t0);
+				xs_idle_end(&w->idle, xs_now_ns());
+				idle_since = 0;
+			}
+			w->dlb.idle_visits = 0;
+			continue;
+		}
 		if (xs_inject_take(w))
 			continue;
 		if (w->in_job)
@@ -625,6 +747,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		atomic_fetch_add_explicit(&w->rt->nparked, 1, memory_order_relaxed);
 		xs_park(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks);
 		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
+		xs_deque_woken(w);
 		idle_since = xs_now_ns();
 	}
 	if (idle_since) {
@@ -647,6 +770,8 @@ void xs_worker_pause(struct xs_worker *w, uint64_t ns)
 		xs_task_run_queued(w, t);
 		return;
 	}
+	if (!w->saturated_at && xs_deque_steal(w))
+		return;
 	if (xs_inject_take(w))
 		return;
 	xs_park_timed(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks, ns);
@@ -669,6 +794,11 @@ void xs_worker_job_begin(struct xs_worker *w)
 	}
 	w->in_job = true;
 	w->rr = 0;
+	/* Frames under ws and auto with local push (their default); slb,
+	 * rp and XSCHED_PUSH=rr spawn descriptors into XQueue, and so does
+	 * XSCHED_PROFILE, whose log has an event per task and spawn. */
+	xs_deque_job_begin(w, w->dlb.p.push == XS_PUSH_LOCAL &&
+				      w->rt->dlb.strategy != XS_DLB_RP && !w->log);
 }
 
 /* The team barrier, which returns only when every task of the job has
@@ -690,15 +820,15 @@ void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame)
 	frame->spawned = 0;
 	frame->first_slot = XS_NO_SLOT;
 	w->implicit = frame;
-	w->current = frame;
+	w->dq.ctx = frame;
+	w->dq.base = w->dq.top;
 }
 
 /* Join the implicit task's children; it is then finished. */
 void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame)
 {
-	if (frame->spawned && !xs_task_children_done(frame))
-		xs_task_join(w, frame);
-	w->current = NULL;
+	xs_task_join_all(w, frame);
+	w->dq.ctx = NULL;
 	w->implicit = NULL;
 }
 

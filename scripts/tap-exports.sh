@@ -19,8 +19,12 @@ check_exports() {
 	result $((${#bad} == 0)) only-versioned-xs-symbols "exported outside the map:" $bad
 
 	# Functions declared at the top level of the public header.
-	public=$(grep -E '^[a-z].*[^A-Za-z0-9_]xs_[a-z0-9_]+\(' "$header" |
-		sed -E 's/.*[^A-Za-z0-9_](xs_[a-z0-9_]+)\(.*/\1/' | sort -u)
+	# Also the thread-local variables they declare (extern __thread);
+	# static inline functions are not symbols.
+	public=$( (grep -E '^[a-z].*[^A-Za-z0-9_]xs_[a-z0-9_]+\(' "$header" | grep -v '^static' |
+		sed -E 's/.*[^A-Za-z0-9_](xs_[a-z0-9_]+)\(.*/\1/'
+		grep -E '^extern __thread .*[^A-Za-z0-9_]xs_[a-z0-9_]+;' "$header" |
+		sed -E 's/.*[^A-Za-z0-9_](xs_[a-z0-9_]+);.*/\1/') | sort -u)
 	names=$(sed 's/@.*//' <<<"$exported" | sort -u)
 	missing=$(comm -23 <(echo "$public") <(echo "$names"))
 	[[ -n $public ]] || missing="(no function found in $header)"

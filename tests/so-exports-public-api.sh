@@ -24,5 +24,9 @@ echo "1..4"
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $soname == "libxsched.so.$major" ]]
 result $((!$?)) soname "SONAME is '$soname', expected libxsched.so.$major"
-check_exports "$so" "$src/include/xsched.h" "XSCHED_$major.$minor"
+# The public API is xsched.h and the inline fast path it includes.
+public=$(mktemp)
+trap 'rm -f "$public"' EXIT
+cat "$src/include/xsched.h" "$src/include/xsched/task_inline.h" >"$public"
+check_exports "$so" "$public" "XSCHED_$major.$minor"
 exit $failed

@@ -34,6 +34,9 @@ TEST(full_queue_runs_child_inline)
 	int deferred = 0, inline_runs = 0;
 
 	setenv("XSCHED_QUEUE_SIZE", "16", 1);
+	/* The full-queue rule is XQueue's: the paper's reference setting,
+	 * slb (ws and auto push frames onto the deque instead). */
+	setenv("XSCHED_DLB", "slb", 1);
 	rt = xs_runtime_create(1);
 	ASSERT_NE(NULL, rt);
 	ASSERT_EQ(0, xs_runtime_run(rt, root, NULL));

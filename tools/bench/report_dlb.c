@@ -32,7 +32,8 @@ static const struct {
 	STAT(requests_sent), STAT(requests_handled), STAT(requests_with_steal),
 	STAT(requests_source_empty), STAT(requests_target_full),
 	STAT(stolen_local), STAT(stolen_remote), STAT(parks),
-	STAT(barrier_waves), STAT(slabs_allocated),
+	STAT(barrier_waves), STAT(slabs_allocated), STAT(frames_taken),
+	STAT(frames_stolen), STAT(publishes), STAT(idle_work_ns),
 };
 
 #define NFIELDS ((int)(sizeof(stat_fields) / sizeof(stat_fields[0])))
@@ -47,6 +48,7 @@ static const struct {
 	{ "st.rem", "stolen_remote" }, { "self", "tasks_self" },
 	{ "local", "tasks_local" }, { "remote", "tasks_remote" },
 	{ "imm", "immediate" }, { "static", "static_pushes" },
+	{ "fr.take", "frames_taken" }, { "pub", "publishes" },
 };
 
 /* Counter @name of @c, per run. */
@@ -100,10 +102,14 @@ static const char *compact(double v, char *buf, size_t len)
 void report_counters(const struct options *o, const struct cell *cells,
 		     int ncells)
 {
+	double serial_s = 0;
 	bool any = false;
 
 	if (o->json)
 		return;
+	for (int i = 0; i < ncells; i++)
+		if (cells[i].rt == &runtimes[RT_SERIAL] && cell_ok(&cells[i]))
+			serial_s = cells[i].min_s;
 	for (int i = 0; i < ncells; i++) {
 		const struct cell *c = &cells[i];
 		char name[32], num[16];
@@ -114,18 +120,27 @@ void report_counters(const struct options *o, const struct cell *cells,
 			printf("  xsched counters per run: requests sent, handled, "
 			       "with steal; tasks stolen by local,\n  remote "
 			       "thieves; tasks run by self, local, remote; "
-			       "immediate; static pushes\n  %-11s %7s",
+			       "immediate; static pushes; frames stolen, "
+			       "publications;\n  idle%%: time workers slept while "
+			       "a frame they were woken for waited,\n  %% of "
+			       "threads x median run; ns/task: (T1 - Ts) / tasks, "
+			       "a spawn+join nobody steals\n  %-11s %7s",
 			       "runtime", "threads");
 			for (size_t k = 0; k < sizeof(columns) / sizeof(columns[0]); k++)
 				printf(" %7s", columns[k].head);
-			putchar('\n');
+			printf(" %7s %7s\n", "idle%", "ns/task");
 			any = true;
 		}
 		printf("  %-11s %7d", cell_name(c, name, sizeof(name)), c->threads);
 		for (size_t k = 0; k < sizeof(columns) / sizeof(columns[0]); k++)
 			printf(" %7s", compact(per_run(c, columns[k].field), num,
 					       sizeof(num)));
-		putchar('\n');
+		printf(" %7.3f", c->median_s > 0 ? 100 * per_run(c, "idle_work_ns") /
+						     (1e9 * c->median_s * c->threads) : 0.0);
+		if (c->threads == 1 && serial_s > 0 && c->tasks)
+			printf(" %7.2f\n", 1e9 * (c->min_s - serial_s) / (double)c->tasks);
+		else
+			printf(" %7s\n", "-");
 	}
 	fflush(stdout);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * spawn.h - xs_task_spawn() and xs_task_wait() for the xsched versions.
+ * spawn.h - xs_task_spawn() and xs_task_wait() for the xsched versions,
+ * through their inline fast paths xs_spawn() and xs_sync().
  *
  * Inside a task with a small argument neither can fail, but if one did, a
  * slot the parent sums would keep whatever the stack held - possibly the
@@ -20,7 +21,7 @@ void bench_xs_failed(int err);
 
 static inline void bench_spawn(xs_task_fn fn, const void *arg, size_t size)
 {
-	int rc = xs_task_spawn(fn, arg, size);
+	int rc = xs_spawn(fn, arg, size);
 
 	if (__builtin_expect(rc != 0, 0)) {
 		unsigned char copy[XS_TASK_ARG_MAX];
@@ -33,7 +34,7 @@ static inline void bench_spawn(xs_task_fn fn, const void *arg, size_t size)
 
 static inline void bench_wait(void)
 {
-	int rc = xs_task_wait();
+	int rc = xs_sync();
 
 	if (__builtin_expect(rc != 0, 0))
 		bench_xs_failed(rc);

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * deque.c - the split deque of task frames: publication, joins that meet
+ * thieves, stealing (the owner's inline half: xsched/task_inline.h; the
+ * invariant: deque.h).
+ *
+ * How it fits with XQueue and the DLB protocol. Under XSCHED_DLB=ws (and
+ * auto) xs_task_spawn() pushes frames, and thieves take the oldest public
+ * frame directly with one CAS on the victim's ts word, however long the
+ * victim's running task is: no request, no round. A thief that finds no
+ * public frame raises the victim's splitreq, which the victim serves at
+ * its next spawn or join by moving the split over half of its private
+ * frames. Descriptor tasks (libgomp's, continuations, and every spawn
+ * under slb and rp) keep travelling through the XQueue SPSC queues with
+ * the request/round cells of dlb.c: an idle worker first pops its queues,
+ * then steals a frame, then sends requests. `slb` keeps the paper's
+ * round-robin push and `rp` its redirect, descriptors only.
+ *
+ * Why a frame runs exactly once. A frame is run by the owner only after
+ * it claimed it while private (i >= split: no thief can take it, since a
+ * thief's CAS needs head < split and only the owner moves split) or after
+ * a CAS that lowered split to i succeeded with head <= i (from then on no
+ * thief can take it). A thief runs it only after its CAS moved head past
+ * it. The CASes on ts are totally ordered, so exactly one side wins. A
+ * frame claimed by the owner and later published anyway has fn == NULL
+ * (the claim is before the publishing CAS in the owner's program order,
+ * and the thief's acquire CAS reads from that release): the thief only
+ * releases `done`.
+ *
+ * ABA. The owner lowers head again when it pops below a stolen frame, so
+ * ts may take a value a stalled thief read long ago. Its CAS then succeeds
+ * on a frame that is public *now*, published by the release that wrote the
+ * current value, and it reads the frame only after the CAS: harmless.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "runtime.h"
+
+_Static_assert(sizeof(struct xs_frame) == 64, "a frame is one cache line");
+_Static_assert(offsetof(struct xs_frame, arg) == 16, "frame argument block alignment");
+_Static_assert(sizeof(((struct xs_frame *)0)->arg) == XS_TASK_ARG_MAX,
+	       "a frame carries a whole argument block");
+_Static_assert(offsetof(struct xs_worker, dq) == 0, "xs_self points at the deque");
+_Static_assert(offsetof(struct xs_deque, splitreq) == XS_CACHE_LINE,
+	       "thieves' splitreq is off the owner's line");
+
+static uint64_t xs_deque_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int xs_deque_init(struct xs_worker *w)
+{
+	size_t bytes = (size_t)XS_DEQUE_FRAMES * sizeof(struct xs_frame);
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	w->dq.frames = p;
+	w->dq.top = w->dq.split = w->dq.base = 0;
+	w->dq.limit = 0;
+	w->dq.ctx = NULL;
+	xs_store_relaxed(&w->dqs.ts, 0);
+	return 0;
+}
+
+void xs_deque_destroy(struct xs_worker *w)
+{
+	if (w->dq.frames)
+		munmap(w->dq.frames, (size_t)XS_DEQUE_FRAMES * sizeof(struct xs_frame));
+	w->dq.frames = NULL;
+}
+
+void xs_deque_job_begin(struct xs_worker *w, bool frames)
+{
+	/* Between jobs the deque is empty: top == split == head == 0. */
+	w->dq.limit = frames ? XS_DEQUE_FRAMES : 0;
+}
+
+/*
+ * Wake one parked worker for frames just published (or left public by a
+ * steal). Dekker with xs_park() (park.h): our ts CAS, then the fence of
+ * xs_park_notify(), then the loads of nparked and of each park.state;
+ * the sleeper raises nparked and its state, runs the heavy fence, then
+ * looks at every ts in xs_deque_visible(). One side sees the other.
+ */
+static void xs_deque_wake_one(struct xs_worker *w)
+{
+	struct xs_runtime *rt = w->rt;
+
+	if (xs_likely(xs_park_asymmetric))
+		xs_fence_compiler(); /* the sleeper's membarrier() is our fence */
+	else
+		xs_fence_seq_cst();
+	/* Relaxed: ordered by the fence above; see the comment on nparked. */
+	if (xs_likely(!xs_load_relaxed(&rt->nparked)))
+		return;
+	for (uint32_t k = 1; k < w->nworkers; k++) {
+		struct xs_worker *v = w->out_worker[k];
+
+		/* Relaxed: ordered by the fence above (Dekker, as notify). */
+		if (xs_load_relaxed(&v->park.state) == XS_PARK_SLEEPING) {
+			/* Relaxed: a timestamp for the idle-with-work counter,
+			 * read by the sleeper after the wake's acq_rel. */
+			xs_store_relaxed(&v->wake_ns, xs_deque_now_ns());
+			xs_park_wake(&v->park);
+			return;
+		}
+	}
+}
+
+/* Move the split up to @ns (split < ns <= top) or, with @ns == 0, over
+ * half of the private frames. */
+static void xs_deque_publish_to(struct xs_worker *w, uint32_t ns)
+{
+	struct xs_deque *d = &w->dq;
+	uint32_t s = d->split, t = d->top;
+	uint64_t old;
+
+	/* Nothing private: keep the request for the next spawn. */
+	if (t == s)
+		return;
+	/* Relaxed: cleared before the split moves, so a thief that asks
+	 * again after seeing the new split gets another publication. */
+	__atomic_store_n(&d->splitreq, 0, __ATOMIC_RELAXED);
+	if (!ns)
+		ns = s + (t - s + 1) / 2;
+	old = xs_load_relaxed(&w->dqs.ts);
+	/* Release publishes the frames [s, ns) (plain stores) to the
+	 * thief's acquire CAS in xs_deque_steal_from(). Thieves move head
+	 * concurrently: retry with the head they left. */
+	while (!atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), ns),
+						      memory_order_release, memory_order_relaxed))
+		;
+	d->split = ns;
+	xs_counter_inc(&w->fctr.publishes);
+	xs_deque_wake_one(w);
+}
+
+void xs_deque_publish(struct xs_worker *w)
+{
+	xs_deque_publish_to(w, 0);
+}
+
+void xs_task_publish(void)
+{
+	xs_deque_publish(xs_self);
+}
+
+/* Frame @i (< split) is public or stolen. Lower split to i if no thief
+ * took it (true: it is private again), else false. */
+static bool xs_deque_reclaim(struct xs_worker *w, uint32_t i)
+{
+	/* Relaxed: we read nothing a thief wrote; the CAS's place in ts's
+	 * modification order is all that decides who owns frame i. */
+	uint64_t old = xs_load_relaxed(&w->dqs.ts);
+
+	for (;;) {
+		if (xs_ts_head(old) > i)
+			return false;
+		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old,
+							  xs_ts(xs_ts_head(old), i),
+							  memory_order_relaxed, memory_order_relaxed)) {
+			w->dq.split = i;
+			return true;
+		}
+	}
+}
+
+static bool xs_frame_done(void *arg)
+{
+	struct xs_frame *f = arg;
+
+	/* Acquire pairs with the thief's release of done: what the stolen
+	 * task did is visible to its parent from here on. */
+	return __atomic_load_n(&f->done, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * Frame @i (< split) is public. If it is the oldest public frame, take it
+ * the way a thief does, moving head past it (the frames above stay public
+ * for the thieves; true, and *ran is set once it ran here). If a thief got
+ * it first, false. If older public frames remain below it (an ancestor's),
+ * lower split to i instead (xs_deque_reclaim()).
+ */
+static bool xs_deque_take_own(struct xs_worker *w, uint32_t i, bool *ran)
+{
+	/* Relaxed: as in xs_deque_reclaim(). */
+	uint64_t old = xs_load_relaxed(&w->dqs.ts);
+	struct xs_frame *f = &w->dq.frames[i];
+	xs_task_fn fn;
+
+	*ran = false;
+	for (;;) {
+		if (xs_ts_head(old) > i)
+			return false;
+		if (xs_ts_head(old) < i)
+			return xs_deque_reclaim(w, i);
+		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, old + (1ull << 32),
+							  memory_order_relaxed, memory_order_relaxed))
+			break;
+	}
+	/* Ours, below head: the pop below treats it as taken and finds it
+	 * done (our own relaxed store, read back by this thread). */
+	fn = f->fn;
+	f->fn = NULL;
+	xs_frame_call(&w->dq, fn, f->arg);
+	__atomic_store_n(&f->done, 1, __ATOMIC_RELAXED);
+	*ran = true;
+	return true;
+}
+
+/* Frame @i was stolen, or taken by xs_deque_take_own() (head == split ==
+ * i + 1): wait for the thief, then take the slot and the split back. */
+static void xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
+{
+	struct xs_frame *f = &w->dq.frames[i];
+
+	/* Counted before the task that spawned it can complete: barrier.c. */
+	xs_counter_inc(&w->fctr.frames_stolen);
+	if (!xs_frame_done(f))
+		xs_worker_wait_until(w, xs_frame_done, f);
+	if (f->fn) /* not claimed by us before a thief took it: it ran there */
+		xs_counter_inc(&w->fctr.frames_stolen_ran);
+	/* Relaxed: the frame is the owner's again (done acquired above). */
+	__atomic_store_n(&f->done, 0, __ATOMIC_RELAXED);
+	/* Release, though no thief can act on (i, i): a stalled thief's CAS
+	 * expects a value with head < split. Whatever runs nested above i
+	 * has restored head == split == i + 1 before returning. */
+	xs_store_release(&w->dqs.ts, xs_ts(i, i));
+	w->dq.split = i;
+}
+
+void xs_deque_join_from(struct xs_worker *w, uint32_t first)
+{
+	struct xs_deque *d = &w->dq;
+	uint32_t lo = d->base, hi = d->top;
+
+	/* Spawn order: claim and run each frame no thief has taken. */
+	for (uint32_t i = first; i < hi; i++) {
+		struct xs_frame *f = &d->frames[i];
+		xs_task_fn fn;
+
+		bool ran;
+
+		/* Relaxed: a hint, see xs_spawn(). Served before a child that
+		 * may run long, with every frame left: this join takes its
+		 * frames from the oldest on anyway, as thieves do. */
+		if (__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) && d->split < hi)
+			xs_deque_publish_to(w, hi);
+		if (i < d->split) {
+			if (!xs_deque_take_own(w, i, &ran) || ran)
+				continue; /* stolen, or taken and run: popped below */
+		}
+		fn = f->fn;
+		f->fn = NULL;
+		xs_frame_call(d, fn, f->arg);
+	}
+	/* Newest first: drop what we ran, wait for what thieves took. */
+	for (uint32_t i = hi; i-- > lo;) {
+		d->top = i + 1;
+		if (i >= d->split || xs_deque_reclaim(w, i))
+			continue;
+		xs_deque_wait_stolen(w, i);
+	}
+	d->top = lo;
+}
+
+/* Take the oldest public frame of @v and run it. *seen: there was one. */
+static bool xs_deque_steal_from(struct xs_worker *w, struct xs_worker *v, bool *seen)
+{
+	/* Acquire: see the CAS below; this load only decides whether to try. */
+	uint64_t old = xs_load_acquire(&v->dqs.ts);
+	struct xs_frame *f;
+	xs_task_fn fn;
+	uint32_t h;
+
+	while (xs_ts_head(old) < xs_ts_split(old)) {
+		*seen = true;
+		h = xs_ts_head(old);
+		/* Acquire pairs with the owner's release CAS in publish: the
+		 * frame's contents are visible. On failure `old` is reloaded
+		 * (another thief, or the owner reclaiming): try again. */
+		if (!atomic_compare_exchange_weak_explicit(&v->dqs.ts, &old, old + (1ull << 32),
+							   memory_order_acquire,
+							   memory_order_acquire))
+			continue;
+		f = &v->dq.frames[h];
+		fn = f->fn;
+		if (h + 1 < xs_ts_split(old))
+			xs_deque_wake_one(w); /* more left: one more thief */
+		if (fn) {
+			xs_counter_inc(v->node == w->node ? &w->fctr.frames_taken
+							  : &w->fctr.frames_taken_remote);
+			xs_task_run_stolen(w, fn, f->arg, v);
+		}
+		/* Release publishes what the task did to the owner's acquire
+		 * in xs_frame_done(); after it the frame is the owner's. */
+		__atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
+		xs_park_notify(&v->park);
+		return fn != NULL;
+	}
+	/* Nothing public: ask the owner to publish. Relaxed, a hint; written
+	 * only when clear, so polling thieves do not bounce its line. */
+	if (!__atomic_load_n(&v->dq.splitreq, __ATOMIC_RELAXED))
+		__atomic_store_n(&v->dq.splitreq, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+bool xs_deque_steal(struct xs_worker *w)
+{
+	struct xs_runtime *rt = w->rt;
+	uint32_t n = w->nworkers;
+	bool seen;
+
+	if (n == 1)
+		return false;
+	do {
+		seen = false;
+		/* Nearest first would need the victim view; a rotating start
+		 * (the last victim that had work) spreads thieves. */
+		for (uint32_t j = 0; j < n - 1; j++) {
+			uint32_t k = 1 + (w->steal_next + j) % (n - 1);
+
+			if (xs_deque_steal_from(w, rt->workers[(w->id + k) % n], &seen)) {
+				w->steal_next = k - 1;
+				return true;
+			}
+		}
+	} while (seen); /* claimed frames only, or lost races: look again */
+	return false;
+}
+
+/*
+ * Before parking: ask every other worker to publish (a parked thief sends
+ * no request, so without this a spawner would never learn that somebody
+ * waits), then look for public frames. Called after the park fence: an
+ * owner that publishes after this look sees our SLEEPING state and wakes
+ * a sleeper (xs_deque_wake_one()).
+ */
+bool xs_deque_visible(struct xs_worker *w)
+{
+	for (uint32_t k = 0; k < w->nworkers; k++) {
+		struct xs_worker *v = w->rt->workers[k];
+		/* Relaxed: read after the park fence, see xs_deque_wake_one(). */
+		uint64_t ts = xs_load_relaxed(&v->dqs.ts);
+
+		if (v == w)
+			continue;
+		if (xs_ts_head(ts) < xs_ts_split(ts))
+			return true;
+		/* Relaxed: a hint, as in xs_deque_steal_from(). */
+		if (!__atomic_load_n(&v->dq.splitreq, __ATOMIC_RELAXED))
+			__atomic_store_n(&v->dq.splitreq, 1, __ATOMIC_RELAXED);
+	}
+	return false;
+}
+
+/* A worker woken for frames: the time since the waker published counts
+ * as idle with stealable work (owner-written counter). */
+void xs_deque_woken(struct xs_worker *w)
+{
+	/* Relaxed: written by the waker before the wake's acq_rel exchange,
+	 * which our return from the futex acquired. */
+	uint64_t t = atomic_exchange_explicit(&w->wake_ns, 0, memory_order_relaxed);
+	uint64_t now;
+
+	if (!t)
+		return;
+	now = xs_deque_now_ns();
+	if (now > t)
+		xs_counter_add(&w->fctr.idle_work_ns, now - t);
+}

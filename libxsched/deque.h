@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * deque.h - the worker's split deque of task frames (internal side; the
+ * owner's inline fast path is include/xsched/task_inline.h).
+ *
+ * Invariant, at every moment, of worker w's deque with ts = head << 32 |
+ * split (the shared word) and top (owner-private):
+ *
+ *     head <= split <= top,   dq.split == split (only the owner moves it)
+ *
+ *  - [head, split): public frames; a thief takes `head` by a CAS that
+ *    increments head. It then owns the frame until it releases `done`.
+ *  - [split, top): private frames; the owner's alone.
+ *  - below head, down to the oldest frame the owner has not joined yet:
+ *    frames stolen (running or done) or claimed by the owner (fn == NULL).
+ *
+ * The owner changes split only with a CAS on ts (thieves move head
+ * concurrently); thieves change only head, only while head < split.
+ */
+#ifndef XSCHED_DEQUE_H
+#define XSCHED_DEQUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xsched.h"
+#include "atomics.h"
+
+/* Frames reserved per worker: 2^22 x 64 bytes = 256 MiB of address space,
+ * committed page by page as the deque grows. */
+#define XS_DEQUE_FRAMES (1u << 22)
+
+/* The thieves' side of a worker's deque, on its own line. */
+struct xs_deque_shared {
+	xs_cache_aligned _Atomic uint64_t ts;   /* head << 32 | split */
+};
+
+static inline uint32_t xs_ts_head(uint64_t ts)
+{
+	return (uint32_t)(ts >> 32);
+}
+
+static inline uint32_t xs_ts_split(uint64_t ts)
+{
+	return (uint32_t)ts;
+}
+
+static inline uint64_t xs_ts(uint32_t head, uint32_t split)
+{
+	return (uint64_t)head << 32 | split;
+}
+
+struct xs_worker;
+struct xs_runtime;
+
+int xs_deque_init(struct xs_worker *w);
+void xs_deque_destroy(struct xs_worker *w);
+
+/* Start of a job: frames on (ws, auto) or off (slb, rp: descriptors). */
+void xs_deque_job_begin(struct xs_worker *w, bool frames);
+
+/* Owner: move the split up over half of the private frames and wake a
+ * parked worker. */
+void xs_deque_publish(struct xs_worker *w);
+
+/* Owner: count the running task's frames [base, top) as pushed; once per
+ * join, before xs_deque_join_from(w, base). */
+static inline void xs_deque_count(struct xs_deque *d)
+{
+	/* Relaxed: owner-written; readers sum snapshots. */
+	__atomic_store_n(&d->pushed, d->pushed + (d->top - d->base), __ATOMIC_RELAXED);
+}
+
+/* Owner: join the running task's frames from index @first on (frames
+ * [base, first) already run), then its descriptor children. */
+void xs_deque_join_from(struct xs_worker *w, uint32_t first);
+
+/* Thief: take and run the oldest public frame of some other worker.
+ * Returns true if a task ran. */
+bool xs_deque_steal(struct xs_worker *w);
+
+/* Whether some other worker shows public frames (relaxed, a hint; used
+ * after the park fence, see park.h). */
+bool xs_deque_visible(struct xs_worker *w);
+
+/* The running task's descriptor context, made when a frame run by a
+ * direct call first needs one. NULL outside tasks. */
+struct xs_task *xs_task_ctx(struct xs_worker *w);
+
+#endif /* XSCHED_DEQUE_H */

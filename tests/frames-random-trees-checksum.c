@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Random spawn trees on 1..8 workers (more workers than CPUs): uneven
+ * fan-out and task sizes, some tasks joining early, some twice, some not
+ * at all (the implicit join), through the inline (xs_spawn, xs_sync) and
+ * the out-of-line (xs_task_spawn, xs_task_wait) calls alike. Every node
+ * adds its value into its parent's slot, so the root's sum checks that
+ * each node ran exactly once and that every join waited for its children.
+ */
+#include <stdint.h>
+#include "xsched.h"
+#include "xs_test.h"
+#include "test-scale.h"
+
+struct node {
+	uint64_t seed;
+	int depth;
+	uint64_t *out;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+#define MAXFAN 6
+
+static void visit(void *arg)
+{
+	const struct node *n = arg;
+	uint64_t r = mix(n->seed), sub[MAXFAN] = { 0 }, total = r & 0xffff;
+	int fan = n->depth > 0 ? (int)(r % (MAXFAN + 1)) : 0;
+	volatile unsigned spin = (unsigned)(r >> 48) % 500;
+
+	while (spin)
+		spin--;
+	for (int i = 0; i < fan; i++) {
+		struct node c = { mix(r + (uint64_t)i), n->depth - 1, &sub[i] };
+
+		if ((r >> (8 + i)) & 1)
+			xs_spawn(visit, &c, sizeof c);
+		else
+			xs_task_spawn(visit, &c, sizeof c);
+		if (i == fan / 2 && (r >> 20) & 1)
+			xs_sync(); /* an early join, then more children */
+	}
+	if ((r >> 21) & 1)
+		xs_task_wait();
+	else
+		xs_sync();
+	for (int i = 0; i < fan; i++)
+		total += sub[i];
+	*n->out = total;
+}
+
+static uint64_t serial(uint64_t seed, int depth)
+{
+	uint64_t r = mix(seed), total = r & 0xffff;
+	int fan = depth > 0 ? (int)(r % (MAXFAN + 1)) : 0;
+
+	for (int i = 0; i < fan; i++)
+		total += serial(mix(r + (uint64_t)i), depth - 1);
+	return total;
+}
+
+FIXTURE(frames) {};
+FIXTURE_SETUP(frames) {}
+FIXTURE_TEARDOWN(frames) {}
+
+TEST_F_TIMEOUT(frames, random_trees_match_serial_sum, 600)
+{
+	for (unsigned int nw = 1; nw <= 8; nw++) {
+		struct xs_runtime *rt = xs_runtime_create(nw);
+
+		ASSERT_NE(NULL, rt);
+		for (uint64_t t = 0; t < 24 / test_scale() + 1; t++) {
+			uint64_t seed = nw * 1000 + t, got = 0;
+			int depth = 5 + (int)(t % 3);
+			struct node root = { seed, depth, &got };
+
+			ASSERT_EQ(0, xs_runtime_run(rt, visit, &root));
+			ASSERT_EQ(serial(seed, depth), got) {
+				TH_LOG("%u workers, tree %llu", nw, (unsigned long long)t);
+			}
+		}
+		xs_runtime_destroy(rt);
+	}
+}
+
+TEST_HARNESS_MAIN
