@@ -91,7 +91,11 @@ if [[ ${1:-} == --run-one ]]; then
 	cmd=("$bin")
 	[[ $how == dropin ]] && cmd=("$run_tool" -- "$bin")
 	dir=$(dirname "$bin")
-	(cd "$dir" && timeout -k 5 "$limit" env "${env_args[@]}" "${cmd[@]}" </dev/null >"$out" 2>&1)
+	# The outer redirection keeps bash's own "Aborted" line out of the TAP.
+	(
+		cd "$dir" && timeout -k 5 "$limit" env "${env_args[@]}" "${cmd[@]}" </dev/null >"$out" 2>&1
+		exit $?
+	) 2>/dev/null
 	status=$?
 	if ((status == 124 || status == 137)); then
 		echo "fail:timed out after ${limit}s"
