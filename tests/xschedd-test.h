@@ -120,6 +120,18 @@ static inline int xsd_test_start_with(struct xsd_test *t, void (*pre_exec)(struc
 	va_end(ap);
 	argv[argc] = NULL;
 
+	/* An instrumented daemon (SANITIZE=address) runs LeakSanitizer when
+	 * it exits: a leak makes it exit 23, which the tests' EXPECT_EQ(0,
+	 * xsd_test_stop()) report (the report is in its log). Set here, before
+	 * the fork: a plain daemon ignores it, and ASan reads it only at start. */
+	if (!getenv("ASAN_OPTIONS") || !strstr(getenv("ASAN_OPTIONS"), "detect_leaks")) {
+		char opts[512];
+		const char *old = getenv("ASAN_OPTIONS");
+
+		snprintf(opts, sizeof(opts), "%s%sdetect_leaks=1", old ? old : "",
+			 old && *old ? ":" : "");
+		setenv("ASAN_OPTIONS", opts, 1);
+	}
 	t->pid = fork();
 	if (t->pid < 0)
 		return -errno;
