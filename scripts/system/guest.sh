@@ -34,8 +34,8 @@ topology() {
 			"$(cat "$c/topology/thread_siblings_list" 2>/dev/null || echo -)"
 	done
 	echo "## node distances"
-	for n in /sys/devices/system/node/node[0-9]*; do
-		echo "${n##*/}: $(cat "$n/distance")"
+	for node in /sys/devices/system/node/node[0-9]*; do
+		echo "${node##*/}: $(cat "$node/distance")"
 	done
 }
 topology >"$out/$mode.topology" 2>&1
