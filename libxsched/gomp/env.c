@@ -298,7 +298,9 @@ static void xg_env_loop(void)
 	xg_env.loop = s;
 	if (s.kind == XS_LOOP_DEFAULT)
 		return;
-	xg_env.icv.run_sched = s.kind == XS_LOOP_HYBRID ? XG_SCHED_HYBRID : s.kind;
+	xg_env.icv.run_sched = s.kind == XS_LOOP_HYBRID	    ? XG_SCHED_HYBRID
+			       : s.kind == XS_LOOP_AFFINITY ? XG_SCHED_AFFINITY
+							    : s.kind;
 	xg_env.icv.run_chunk = s.chunk > INT32_MAX ? INT32_MAX : (int32_t)s.chunk;
 }
 
