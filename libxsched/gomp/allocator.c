@@ -69,7 +69,6 @@ struct xg_mem_header {
 	void *pad;
 };
 
-static __thread uintptr_t xg_def_alloc __attribute__((tls_model("initial-exec")));
 static uintptr_t xg_env_alloc = XG_DEFAULT_MEM_ALLOC;
 
 static const char *const xg_alloc_names[] = {
@@ -188,14 +187,18 @@ XG_EXPORT void omp_destroy_allocator(uintptr_t allocator)
 		free((void *)allocator);
 }
 
+/* def-allocator-var is a data-environment ICV: the implicit tasks of a
+ * region and explicit tasks inherit it from the encountering task. */
 XG_EXPORT void omp_set_default_allocator(uintptr_t allocator)
 {
-	xg_def_alloc = allocator;
+	xg_icv_writable()->def_alloc = allocator;
 }
 
 XG_EXPORT uintptr_t omp_get_default_allocator(void)
 {
-	return xg_def_alloc ? xg_def_alloc : xg_env_alloc;
+	uintptr_t a = xg_task_self()->icv->def_alloc;
+
+	return a ? a : xg_env_alloc;
 }
 
 /* Charge @size bytes to @a's pool; false if they do not fit. */

@@ -61,6 +61,7 @@ struct xg_icv {
 	uint32_t max_active_levels; /* max-active-levels-var */
 	uint32_t thread_limit;      /* thread-limit-var */
 	uint32_t bind;              /* bind-var: enum xg_bind */
+	uintptr_t def_alloc;        /* def-allocator-var; 0: OMP_ALLOCATOR's */
 	bool dynamic;               /* dyn-var */
 	/* nthreads-var is OMP_NUM_THREADS's list from this element on (when
 	 * >= 0; -1: a single value, set by omp_set_num_threads). */
@@ -213,6 +214,7 @@ struct xg_region {
 	struct xg_pool_entry *entry;/* the runtime it runs on, or NULL */
 	struct xg_task *encountering;
 	struct xs_worker *outer;    /* the worker the thread stepped out of */
+	uint32_t extra;             /* threads taken from OMP_THREAD_LIMIT's count */
 	struct xg_task it;          /* the encountering thread's implicit task */
 	struct xs_job_frame job;
 };

@@ -318,17 +318,52 @@ static void xg_team_reset(struct xg_team *team)
 	}
 }
 
-/* The number of threads for a region requested with @req (0: the ICV). */
-static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req)
+/*
+ * OMP_THREAD_LIMIT bounds the threads of the contention group: the initial
+ * thread plus every thread of every active region, nested ones included.
+ * xg_threads_extra counts the threads regions took beyond their
+ * encountering threads. A region takes what it may with one CAS and gives
+ * it back at its end. Relaxed: the count orders nothing else, and each
+ * CAS reads the latest value (RMW atomicity), so the sum never passes the
+ * limit. Target regions and teams run here on the host one after another,
+ * so one count serves every contention group.
+ */
+static _Atomic uint32_t xg_threads_extra;
+
+static uint32_t xg_threads_take(uint32_t want, uint32_t limit)
+{
+	uint32_t used = xs_load_relaxed(&xg_threads_extra), n;
+
+	do {
+		uint32_t room = used + 1 >= limit ? 0 : limit - 1 - used;
+
+		n = want < room ? want : room;
+	} while (n && !atomic_compare_exchange_weak_explicit(&xg_threads_extra, &used, used + n,
+							      memory_order_relaxed,
+							      memory_order_relaxed));
+	return n;
+}
+
+static void xg_threads_give(uint32_t n)
+{
+	if (n)
+		atomic_fetch_sub_explicit(&xg_threads_extra, n, memory_order_relaxed);
+}
+
+/* The number of threads for a region requested with @req (0: the ICV);
+ * *@extra: what it took from OMP_THREAD_LIMIT's count. */
+static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_t *extra)
 {
 	const struct xg_icv *icv = cur->icv;
 	uint32_t n = req ? req : icv->nthreads;
 
-	if (cur->team->active_level >= icv->max_active_levels)
+	*extra = 0;
+	if (cur->team->active_level >= icv->max_active_levels || n <= 1)
 		return 1;
-	if (n > icv->thread_limit)
-		n = icv->thread_limit;
-	return n ? n : 1;
+	if (icv->thread_limit == UINT32_MAX)
+		return n;
+	*extra = xg_threads_take(n - 1, icv->thread_limit);
+	return *extra + 1;
 }
 
 /*
@@ -341,7 +376,7 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 			    xg_ws_init_fn init, const void *init_arg, uintptr_t *reductions)
 {
 	struct xg_task *cur = xg_task_self();
-	uint32_t n = xg_team_threads(cur, req);
+	uint32_t extra, n = xg_team_threads(cur, req, &extra);
 	struct xg_team *team;
 
 	r->entry = NULL;
@@ -354,6 +389,10 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 		if (!r->outer)
 			r->entry = xg_pool_take(1);
 	}
+	/* A region that got fewer threads than it counted gives the rest
+	 * back at once (nothing is counted without a limit). */
+	r->extra = extra < n - 1 ? extra : n - 1;
+	xg_threads_give(extra - r->extra);
 	/* One thread inside a worker: serialized, on this thread. */
 	team = r->entry ? r->entry->team : &r->serial_team;
 	if (!r->entry)
@@ -412,6 +451,7 @@ static void xg_region_end(struct xg_region *r)
 		xs_self = r->outer;
 		xg_pool_put(r->entry);
 	}
+	xg_threads_give(r->extra);
 	xg_cur = r->encountering;
 }
 
