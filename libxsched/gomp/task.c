@@ -346,7 +346,13 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	r = xg_record_new(fn, data, cpyfn, size, align, cur, final);
 	if (patch)
 		patch(r->data, patch_arg);
-	xs_task_spawn(xg_record_main, &r, sizeof(r));
+	/* A descriptor in the worker's queue like the inline form, not a
+	 * frame (xs_task_spawn() under ws): the queue is what the bound
+	 * above counts. */
+	if (xs_unlikely(xs_task_try_spawn(xg_record_main, &r, sizeof(r)))) {
+		xs_task_run_own_children();
+		xs_task_run_undeferred(xg_record_main, &r);
+	}
 }
 
 XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
