@@ -273,7 +273,7 @@ include packaging/install.mk
 .DEFAULT_GOAL := all
 .PHONY: all lib tools tests kselftest bench run check check-concurrency \
 	check-run check-concurrency-run deps \
-	readme-options clean help FORCE
+	readme-options man-options clean help FORCE
 
 all: lib tools $(bench-programs) cuda daemon
 
@@ -337,6 +337,10 @@ check-run check-concurrency-run:
 
 readme-options: tools
 	$(Q)scripts/check-readme-options.sh --update $(O)/xsched-options README.md
+
+# xsched(7)'s ENVIRONMENT entries from the same table.
+man-options: tools
+	$(Q)scripts/man-options.sh $(O)/xsched-options man/xsched.7
 
 clean:
 	$(Q)rm -rf build build-*/ $(O)

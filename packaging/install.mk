@@ -61,8 +61,8 @@ XS_INST_D = $(DESTDIR)
 # rebuilds xsched-run.
 XS_INST_GOMP_REL = $(call xs-inst-once,XS_INST_GOMP_REL,\
 	realpath -m --relative-to=$(BINDIR) $(PKGLIBDIR))
-$(O)/tools/xsched-run.o: private prog-flags = -DXS_RUN_GOMP_DIR='"$(XS_INST_GOMP_REL)"'
-$(O)/tools/xsched-run.o: $(O)/.install-paths
+$(O)/tools/xsched-run/main.o: private prog-flags = -DXS_RUN_GOMP_DIR='"$(XS_INST_GOMP_REL)"'
+$(O)/tools/xsched-run/main.o: $(O)/.install-paths
 $(O)/.install-paths: FORCE
 	@mkdir -p $(@D)
 	@[ "$$(cat $@ 2>/dev/null)" = '$(XS_INST_GOMP_REL)' ] || \
@@ -71,7 +71,8 @@ $(O)/.install-paths: FORCE
 # The products, by where they go. The tools are the installed ones of
 # tools-y: the benchmarks' helpers (xschedd-bench) stay in the tree.
 XS_INST_TOOLS := $(filter-out $(O)/xschedd-bench,$(tool-programs))
-XS_INST_HEADERS := include/xsched.h include/xsched/abi.h include/xsched/stats_page.h
+XS_INST_HEADERS := include/xsched.h include/xsched/abi.h include/xsched/stats_page.h \
+	include/xsched/task_inline.h
 XS_INST_CUDA := $(if $(filter $(XS_CUDA_SO),$(XS_CUDA_ALL)),$(XS_CUDA_SO))
 XS_INST_DAEMON := $(if $(XS_DAEMON_SKIP_WHY),,$(XS_DAEMON_BIN))
 XS_INST_MAN := $(wildcard man/*.[1378])

@@ -64,7 +64,7 @@ else
 fi
 
 missing=
-for t in xsched-run.1 xsched-top.1 xsched-trace.1 xsched-options.1 xschedd.8 xsched.7; do
+for t in xsched-run.1 xsched-top.1 xsched-trace.1 xsched-options.1 xsched-affinity.1 xschedd.8 xsched.7; do
 	[[ -f $src/man/$t ]] || missing+=" $t"
 done
 result $([[ -z $missing ]] && echo 1 || echo 0) "every installed program has its page" \
