@@ -148,8 +148,8 @@ uninstall:
 		libxsched.a libxsched-cuda.so)
 	rm -f $(addprefix $(XS_INST_D)$(PKGCONFIGDIR)/,xsched.pc xsched-cuda.pc)
 	rm -f $(addprefix $(XS_INST_D)$(PKGLIBDIR)/,$(GOMP_FILE) libgomp.so.1)
-	rm -f $(XS_INST_D)$(INCLUDEDIR)/xsched.h $(addprefix \
-		$(XS_INST_D)$(INCLUDEDIR)/xsched/,abi.h stats_page.h cuda.h)
+	rm -f $(addprefix $(XS_INST_D)$(INCLUDEDIR)/,$(XS_INST_HEADERS:include/%=%)) \
+		$(XS_INST_D)$(INCLUDEDIR)/xsched/cuda.h
 	rm -f $(addprefix $(XS_INST_D)$(BINDIR)/,$(notdir $(XS_INST_TOOLS)))
 	rm -f $(XS_INST_D)$(SBINDIR)/xschedd $(XS_INST_D)$(UNITDIR)/xschedd.service
 	! cmp -s packaging/xschedd.default $(XS_INST_D)$(SYSCONFDIR)/default/xschedd || \
