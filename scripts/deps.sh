@@ -33,10 +33,9 @@ PACKAGES=(
 	lintian           # make deb: the packages' lint
 	dpkg-dev          # make install: dpkg-architecture (multiarch LIBDIR); make deb
 	libclang-rt-14-dev # make fuzz: libFuzzer (libclang_rt.fuzzer) and clang's sanitizer runtimes
-	spin              # make check-models: the Promela model checker (tests/models)
+	spin              # make check-models (tests/models) and tests/rescue-claim-model.sh: Promela
 	gcc-12-source     # tests/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
 	libmetis-dev      # xsched-affinity, xsched-bench --affinity: METIS partitions affinity graphs
-	spin              # tests/rescue-claim-model.sh: the rescue claim protocol, model-checked
 )
 
 if ! command -v dpkg-query >/dev/null; then
