@@ -13,47 +13,7 @@
 
 #include "xs_test.h"
 #include "xsched-top-test.h"
-
-static char sock[64];
-
-static int tmux(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int tmux(const char *fmt, ...)
-{
-	char cmd[4096];
-	size_t n;
-	va_list ap;
-
-	n = (size_t)snprintf(cmd, sizeof(cmd), "tmux -f /dev/null -L %s ", sock);
-	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-static void capture(char *buf, size_t len)
-{
-	char cmd[256];
-	FILE *f;
-	size_t n;
-
-	snprintf(cmd, sizeof(cmd), "tmux -f /dev/null -L %s capture-pane -p", sock);
-	f = popen(cmd, "r");
-	n = f ? fread(buf, 1, len - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		pclose(f);
-}
-
-static int wait_for(char *screen, size_t len, const char *text)
-{
-	for (int i = 0; i < 60; i++) {
-		capture(screen, len);
-		if (strstr(screen, text))
-			return 1;
-		tt_sleep_ms(50);
-	}
-	return 0;
-}
+#include "tmux-test.h"
 
 /* The line of @screen that starts with @prefix, trailing blanks cut. */
 static int line_with(const char *screen, const char *prefix, char *out, size_t len)
@@ -88,13 +48,13 @@ TEST(tui_fits_80x24_help_q_bad_delay)
 
 	if (system("tmux -V >/dev/null 2>&1"))
 		SKIP(return, "tmux is not installed (scripts/deps.sh installs it)");
-	snprintf(sock, sizeof(sock), "xsched-top-80x24-%d", (int)getpid());
+	snprintf(tmux_sock, sizeof(tmux_sock), "xsched-top-80x24-%d", (int)getpid());
 	ASSERT_EQ(0, tt_workload_start(&busy, 2, 18, 1, NULL));
 	ASSERT_EQ(0, tmux("new-session -d -x 80 -y 24 \"TERM=xterm '%s' -d 0.3 -p %d "
 			  "--runtime-dir /nonexistent-xsched-top-test\"",
 			  tt_tool(), (int)busy.pid));
 	snprintf(key, sizeof(key), "%-8d ", (int)busy.pid);
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), key)) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), key)) TH_LOG("%s", screen);
 
 	/* Header: whole lines, the keys line last. */
 	ASSERT_EQ(1, line_with(screen, "xsched-top", line, sizeof(line))) TH_LOG("%s", screen);
@@ -111,16 +71,16 @@ TEST(tui_fits_80x24_help_q_bad_delay)
 
 	/* q on the help screen: back to the main view, still running. */
 	tmux("send-keys h");
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), "xsched-top help")) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), "xsched-top help")) TH_LOG("%s", screen);
 	tmux("send-keys q");
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), "STEAL_L/S")) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), "STEAL_L/S")) TH_LOG("%s", screen);
 	EXPECT_EQ(0, tmux("has-session 2>/dev/null")) TH_LOG("q on the help screen quit");
 
 	/* A bad delay is named and the delay stays. */
 	tmux("send-keys d");
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), "delay in seconds")) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), "delay in seconds")) TH_LOG("%s", screen);
 	tmux("send-keys abc Enter");
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), "delay 'abc' rejected")) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), "delay 'abc' rejected")) TH_LOG("%s", screen);
 	EXPECT_NE(NULL, strstr(screen, "delay 0.3 s")) TH_LOG("%s", screen);
 
 	/* q on the main view quits. */

@@ -13,37 +13,7 @@
 
 #include "xs_test.h"
 #include "xsched-top-test.h"
-
-static char tmux_sock[64];
-
-static int tmux(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int tmux(const char *fmt, ...)
-{
-	char cmd[8192];
-	size_t n;
-	va_list ap;
-
-	n = (size_t)snprintf(cmd, sizeof(cmd), "tmux -f /dev/null -L %s ", tmux_sock);
-	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
-/* The pane's text into @buf. */
-static void capture(char *buf, size_t len)
-{
-	char cmd[256];
-	FILE *f;
-	size_t n;
-
-	snprintf(cmd, sizeof(cmd), "tmux -f /dev/null -L %s capture-pane -p", tmux_sock);
-	f = popen(cmd, "r");
-	n = f ? fread(buf, 1, len - 1, f) : 0;
-	buf[n] = '\0';
-	if (f)
-		pclose(f);
-}
+#include "tmux-test.h"
 
 /* Line number of the first line of @screen starting with @pid's row. */
 static int row_of(const char *screen, int pid)
@@ -75,18 +45,6 @@ static int line_starting(const char *screen, const char *text)
 	return -1;
 }
 
-/* Wait up to ~3 s for @text on the screen. */
-static int wait_for(char *screen, size_t len, const char *text)
-{
-	for (int i = 0; i < 60; i++) {
-		capture(screen, len);
-		if (strstr(screen, text))
-			return 1;
-		tt_sleep_ms(50);
-	}
-	return 0;
-}
-
 TEST(tui_rows_sort_detail_help)
 {
 	static char screen[65536];
@@ -105,9 +63,9 @@ TEST(tui_rows_sort_detail_help)
 			  "--runtime-dir /nonexistent-xsched-top-test\"",
 			  tt_tool()));
 	snprintf(text, sizeof(text), "%-8d ", (int)busy.pid);
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), text)) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), text)) TH_LOG("%s", screen);
 	tt_sleep_ms(700); /* a refresh with rates for both */
-	capture(screen, sizeof(screen));
+	tmux_capture(screen, sizeof(screen));
 	EXPECT_NE(NULL, strstr(screen, "daemon absent")) TH_LOG("%s", screen);
 	EXPECT_NE(NULL, strstr(screen, "TASKS/S")) TH_LOG("%s", screen);
 	ASSERT_LE(0, row_of(screen, idle.pid)) TH_LOG("%s", screen);
@@ -117,7 +75,7 @@ TEST(tui_rows_sort_detail_help)
 
 	/* s: steals/s, idle%, pid */
 	tmux("send-keys s s s");
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), "sort pid")) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), "sort pid")) TH_LOG("%s", screen);
 	EXPECT_LT(row_of(screen, idle.pid), row_of(screen, busy.pid))
 		TH_LOG("sorted by pid, the older (idle) one comes first:\n%s", screen);
 
@@ -132,13 +90,13 @@ TEST(tui_rows_sort_detail_help)
 	tt_sleep_ms(100);
 	tmux("send-keys Enter");
 	snprintf(text, sizeof(text), "workers of %d", (int)busy.pid);
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), text)) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), text)) TH_LOG("%s", screen);
 	EXPECT_NE(NULL, strstr(screen, "WKR")) TH_LOG("%s", screen);
 	EXPECT_NE(NULL, strstr(screen, "\n0    ")) TH_LOG("%s", screen);
 	EXPECT_NE(NULL, strstr(screen, "\n1    ")) TH_LOG("%s", screen);
 
 	tmux("send-keys h");
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), "xsched-top help")) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), "xsched-top help")) TH_LOG("%s", screen);
 	EXPECT_NE(NULL, strstr(screen, "quit")) TH_LOG("%s", screen);
 	EXPECT_NE(NULL, strstr(screen, "sort by")) TH_LOG("%s", screen);
 	EXPECT_NE(NULL, strstr(screen, "pause")) TH_LOG("%s", screen);
@@ -146,9 +104,9 @@ TEST(tui_rows_sort_detail_help)
 
 	/* Any key leaves the help; Esc the detail view; q quits. */
 	tmux("send-keys x");
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), text)) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), text)) TH_LOG("%s", screen);
 	tmux("send-keys Escape");
-	ASSERT_EQ(1, wait_for(screen, sizeof(screen), "TASKS/S")) TH_LOG("%s", screen);
+	ASSERT_EQ(1, tmux_wait_for(screen, sizeof(screen), "TASKS/S")) TH_LOG("%s", screen);
 	tmux("send-keys q");
 	for (int i = 0; i < 40 && !tmux("has-session 2>/dev/null"); i++)
 		tt_sleep_ms(50);
