@@ -5,35 +5,11 @@
  * thread; the total must be the sum of the team sizes. Prints RSS and
  * open fds after the first and the last region.
  */
-#include <dirent.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static long rss_kib(void)
-{
-	long pages = 0, rss = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2)
-		rss = 0;
-	if (f)
-		fclose(f);
-	return rss * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = -3;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
+#include "proc-usage.h"
 
 int main(int argc, char **argv)
 {

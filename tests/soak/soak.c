@@ -16,7 +16,6 @@
  * a last line: tasks, lost (node count differences), bad checksums, lost
  * continuations, and RSS and open fds after the first round and at the end.
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 
 #include "../checksum-tree.h"
 #include "../../tools/bench/noise.h"
+#include "proc-usage.h"
 
 static const struct tree_shape shape = { .wide_every = 7, .wide_fanout = 6,
 					 .wait_each_mod = 5, .wait_at_end = 1 };
@@ -59,30 +59,6 @@ static void root(void *p)
 		xs_continuation_ready(c);
 	tree_node(&t);
 	xs_task_wait();
-}
-
-static long rss_kib(void)
-{
-	long pages = 0, rss = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f && fscanf(f, "%ld %ld", &pages, &rss) != 2)
-		rss = 0;
-	if (f)
-		fclose(f);
-	return rss * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = -1; /* the DIR's own */
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n - 2; /* . and .. */
 }
 
 int main(void)
