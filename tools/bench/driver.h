@@ -94,6 +94,10 @@ struct cell {
 	struct xs_dlb_config dlb;
 	bool have_stats;
 	struct xs_stats stats;
+	/* Peak resident KiB of the cell's runs (rss.c), valid if rss_ok;
+	 * xsched: pools_kib, the RSS that creating the runtime added. */
+	long peak_kib, pools_kib;
+	bool rss_ok;
 	char lib[256];		/* OpenMP runtimes: the library that ran */
 	char why[512];		/* skipped or error: why */
 };
@@ -127,6 +131,9 @@ void cell_record(struct cell *c, struct program_run *x,
 		 const struct options *o, double t, uint64_t checksum,
 		 bool *stop);
 void cell_finish(struct cell *c);
+long rss_kib(const char *name);
+bool rss_peak_reset(void);
+void rss_track(struct cell *c, bool before);
 void measure_serial(struct cell *c, struct program_run *x,
 		    const struct options *o);
 

@@ -80,6 +80,8 @@ void json_dlb(const struct cell *c)
 		printf("%s\"%s\":%.0f", i ? "," : "", stat_fields[i].name,
 		       per_run(c, stat_fields[i].name));
 	putchar('}');
+	if (c->rss_ok)
+		printf(",\"peak_rss_kib\":%ld,\"pools_kib\":%ld", c->peak_kib, c->pools_kib);
 }
 
 /* 1234, 12.3K, 123K, 1.2M ... in 7 columns. */
@@ -103,13 +105,16 @@ void report_counters(const struct options *o, const struct cell *cells,
 		     int ncells)
 {
 	double serial_s = 0;
+	long serial_kib = 0;
 	bool any = false;
 
 	if (o->json)
 		return;
 	for (int i = 0; i < ncells; i++)
-		if (cells[i].rt == &runtimes[RT_SERIAL] && cell_ok(&cells[i]))
+		if (cells[i].rt == &runtimes[RT_SERIAL] && cell_ok(&cells[i])) {
 			serial_s = cells[i].min_s;
+			serial_kib = cells[i].rss_ok ? cells[i].peak_kib : 0;
+		}
 	for (int i = 0; i < ncells; i++) {
 		const struct cell *c = &cells[i];
 		char name[32], num[16];
@@ -124,11 +129,14 @@ void report_counters(const struct options *o, const struct cell *cells,
 			       "publications;\n  idle%%: time workers slept while "
 			       "a frame they were woken for waited,\n  %% of "
 			       "threads x median run; ns/task: (T1 - Ts) / tasks, "
-			       "a spawn+join nobody steals\n  %-11s %7s",
+			       "a spawn+join nobody steals;\n  rss: peak resident MiB "
+			       "of the runs; /(s+p): that over serial's peak plus "
+			       "the runtime's pools\n  %-11s %7s",
 			       "runtime", "threads");
 			for (size_t k = 0; k < sizeof(columns) / sizeof(columns[0]); k++)
 				printf(" %7s", columns[k].head);
-			printf(" %7s %7s\n", "idle%", "ns/task");
+			printf(" %7s %7s %7s %7s\n", "idle%", "ns/task", "rss",
+			       "/(s+p)");
 			any = true;
 		}
 		printf("  %-11s %7d", cell_name(c, name, sizeof(name)), c->threads);
@@ -138,7 +146,15 @@ void report_counters(const struct options *o, const struct cell *cells,
 		printf(" %7.3f", c->median_s > 0 ? 100 * per_run(c, "idle_work_ns") /
 						     (1e9 * c->median_s * c->threads) : 0.0);
 		if (c->threads == 1 && serial_s > 0 && c->tasks)
-			printf(" %7.2f\n", 1e9 * (c->min_s - serial_s) / (double)c->tasks);
+			printf(" %7.2f", 1e9 * (c->min_s - serial_s) / (double)c->tasks);
+		else
+			printf(" %7s", "-");
+		if (c->rss_ok)
+			printf(" %7.1f", c->peak_kib / 1024.0);
+		else
+			printf(" %7s", "-");
+		if (c->rss_ok && serial_kib)
+			printf(" %7.2f\n", (double)c->peak_kib / (double)(serial_kib + c->pools_kib));
 		else
 			printf(" %7s\n", "-");
 	}

@@ -108,9 +108,11 @@ void measure_runs(struct cell *c, struct program_run *x,
 		int rc;
 
 		pb->reset(x->st);
+		rss_track(c, true);
 		t0 = bench_now();
 		rc = run(handle, x);
 		t = bench_now() - t0;
+		rss_track(c, false);
 		if (rc < 0) {
 			cell_fail(c, CELL_ERROR, "run %d failed: %s", c->reps + 1,
 				  strerror(-rc));

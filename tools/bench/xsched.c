@@ -102,9 +102,11 @@ static void run_one(struct cell *c, struct program_run *x,
 		return;
 	}
 	pb->reset(x->st);
+	rss_track(c, true);
 	t0 = bench_now();
 	rc = run_xsched(rt, x);
 	t = bench_now() - t0;
+	rss_track(c, false);
 	if (rc < 0) {
 		cell_fail(c, CELL_ERROR, "run %d failed: %s", c->reps + 1,
 			  strerror(-rc));
@@ -153,6 +155,7 @@ void measure_xsched(struct cell *c, int ncells, struct program_run *x,
 	int threads = c[0].threads;
 	struct xs_runtime *rt;
 	cpu_set_t mask;
+	long rss0;
 	int saved;
 
 	if (!x->b->xsched && !x->b->xsched_rt) {
@@ -161,6 +164,7 @@ void measure_xsched(struct cell *c, int ncells, struct program_run *x,
 		return;
 	}
 	saved = sched_getaffinity(0, sizeof(mask), &mask);
+	rss0 = rss_kib("VmRSS");
 	rt = xs_runtime_create((unsigned int)threads);
 	if (!rt) {
 		for (int k = 0; k < ncells; k++)
@@ -168,6 +172,8 @@ void measure_xsched(struct cell *c, int ncells, struct program_run *x,
 				  threads, strerror(errno));
 		return;
 	}
+	for (int k = 0; k < ncells; k++)
+		c[k].pools_kib = rss_kib("VmRSS") - rss0;
 	if ((int)xs_runtime_workers(rt) != threads)
 		for (int k = 0; k < ncells; k++)
 			cell_fail(&c[k], CELL_ERROR, "asked for %d workers, got %u",
