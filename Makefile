@@ -16,6 +16,7 @@
 #   make run / make bench BENCH_ARGS=...  build/xsched-bench with those arguments
 #   make fuzz FUZZ_SECONDS=N  libFuzzer targets of every parser, N s each (tests/fuzz)
 #   make check-models         spin verifies the protocol models (tests/models)
+#   make check-mutants        the tests kill every -DXS_MUTATE_* build (tests/mutants)
 #   make soak SOAK_TASKS=N    the long run: stops, hogs, daemon restarts (tests/soak)
 #   make V=1                  show the commands
 #   make install [PREFIX=/usr/local DESTDIR=]  and uninstall (packaging/install.mk)
@@ -263,6 +264,13 @@ $(KSELFTEST_HDR):
 check-models:
 	$(Q)scripts/deps.sh
 	$(Q)tests/models/check.sh
+
+# Mutants of the library (-DXS_MUTATE_* builds in build-mut-*/) that its
+# tests must kill, failing rather than hanging (tests/mutants/check.sh).
+.PHONY: check-mutants
+check-mutants:
+	$(Q)scripts/deps.sh
+	$(Q)tests/mutants/check.sh
 
 # make install / uninstall / deb: packaging/install.mk
 include packaging/install.mk

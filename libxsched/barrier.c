@@ -155,6 +155,16 @@ static bool xs_barrier_decide(struct xs_worker *root, uint64_t created, uint64_t
 		release = created == b->released_total;
 	else
 		release = b->prev_finished == created;
+#if defined(XS_MUTATE_BARRIER_EARLY)
+	/* Mutation (tests/mutants/check.sh): release on the first wave,
+	 * whatever is still queued or running. The tests must fail. */
+	release = true;
+#elif defined(XS_MUTATE_BARRIER_TWO_COUNTER)
+	/* Mutation: one wave whose sums agree releases (no four-counter
+	 * rule): a task counted created after its own wave-k read and
+	 * finished before another's can hide. The tests must fail. */
+	release = created == finished;
+#endif
 	b->prev_finished = finished;
 	b->prev_created = created;
 	if (release) {
