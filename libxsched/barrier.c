@@ -12,15 +12,49 @@
  * (lock-less release: plain release stores, no RMW). While it waits, a
  * worker keeps running the tasks that arrive in its queues.
  *
- * Where a task can be. (a) A descriptor: queued in an XQueue SPSC queue,
- * running, or a continuation not yet run (injected or not); (b) a frame
- * on its spawner's deque: private, public, claimed by the spawner and
- * running there by a direct call, or stolen and running on a thief; (c) a
- * task run immediately (full queue, full deque), part of its spawner.
- * Every frame is a child of the task that was running when it was pushed,
- * and that task does not complete before the frame has (it joins its
- * frames; a stolen one it waits for). So following parents from any frame
- * leads to a descriptor or to a root or implicit task.
+ * Where a task can be, every place, and what keeps the barrier from
+ * releasing while it is there:
+ *  (a) Descriptors (libgomp's tasks, continuations, every spawn under slb
+ *      and rp; counted: C before it is visible, F after its body and join):
+ *      1. queued in an XQueue SPSC queue (pushed round-robin, redirected
+ *         by NA-RP, or moved there by an NA-WS steal), or in a victim's
+ *         hands between its own queue and the thief's during that move;
+ *      2. running, or waiting in its own join, on some worker's stack;
+ *      3. a continuation created and not yet made ready, or ready on the
+ *         runtime's inject stack, or taken from it by a worker;
+ *      4. run at once as a counted task because its queue was full
+ *         (xs_task_push_counted(), C incremented before it runs);
+ *      In 1-4 it is outstanding: C - F > 0 until its F increment.
+ *      5. created by libgomp with unmet dependences: not in C until it is
+ *         queued where its last predecessor completes, but counted on its
+ *         parent (xs_task_count_child()), which cannot complete before it
+ *         does: the parent is in 1-4, or a frame or root/implicit task
+ *         (b), so the barrier waits for it through its parent.
+ *  (b) Frames (not counted; always a child of the task that was running
+ *      when it was pushed, which joins it before it completes):
+ *      1. private, [split, top) of its spawner's deque;
+ *      2. public, [head, split), not taken yet;
+ *      3. claimed by the spawner (fn == NULL) and running there by a
+ *         direct call, possibly published afterwards (a thief that takes
+ *         it runs nothing and sets done);
+ *      4. taken back by the spawner past head (xs_deque_take_own()) and
+ *         running or finished there;
+ *      5. stolen: running on the thief's stack, or finished with done set
+ *         and not yet popped by the spawner's join.
+ *      A frame's spawner is a descriptor, a root or implicit task, or a
+ *      frame; following spawners from any live frame ends at a live
+ *      descriptor (case (a)) or a root/implicit task that has not
+ *      completed - and a worker arrives only after its root or implicit
+ *      task's join, which waits for every frame of case 5 and runs the
+ *      rest (xs_barrier_arrive_and_wait() joins before the first wave).
+ *  (c) A descriptor context made lazily for a frame (xs_task_ctx()): not a
+ *      task, the frame's own record; its descriptor children are (a).
+ *  (d) A task run immediately (full queue, full deque, an undeferred
+ *      OpenMP task): part of the task that runs it, which is in (a)-(b)
+ *      or a root/implicit task.
+ * A stolen frame can itself create descriptors on the thief while its
+ * spawner's worker has already reported; rule 2 below (Y counts) covers
+ * that case, rule 1 covers everything else.
  *
  * Counters. C_w = tasks worker w pushed (static_pushes) plus continuations
  * it created, incremented before the task is published, plus Y_w; F_w =

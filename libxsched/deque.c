@@ -27,6 +27,24 @@
  * and the thief's acquire CAS reads from that release): the thief only
  * releases `done`.
  *
+ * Memory ordering, access by access:
+ *  - xs_deque_publish_to(): the frames [split, ns) were written with plain
+ *    stores (xs_spawn(), and fn = NULL for frames claimed since); the CAS
+ *    that moves split is a release, read by a thief's acquire CAS on ts
+ *    (the one that takes the frame, or an earlier one of the same
+ *    release sequence: thieves' CASes are RMWs, so they continue it).
+ *  - xs_deque_steal_from(): acquire CAS; only after it are fn and arg
+ *    read; the release store of done after the task publishes what it
+ *    did to the owner's acquire load in xs_frame_done().
+ *  - xs_deque_reclaim(), xs_deque_take_own(): relaxed CAS. The owner
+ *    reads no thief's data on success (the frame is its own, written by
+ *    itself); on failure it waits for done, which is the acquire.
+ *  - xs_deque_wait_stolen(): ts = (i, i) by a release store: head can go
+ *    back down only here, when nothing above i is in a thief's hands.
+ *  - xs_deque_wake_one() after a publish or a steal that left frames:
+ *    the Dekker pairing with xs_park() (park.h), over ts and park.state.
+ *  - splitreq: relaxed both ways (a hint; see deque.h).
+ *
  * ABA. The owner lowers head again when it pops below a stolen frame, so
  * ts may take a value a stalled thief read long ago. Its CAS then succeeds
  * on a frame that is public *now*, published by the release that wrote the
@@ -46,6 +64,32 @@ _Static_assert(sizeof(((struct xs_frame *)0)->arg) == XS_TASK_ARG_MAX,
 _Static_assert(offsetof(struct xs_worker, dq) == 0, "xs_self points at the deque");
 _Static_assert(offsetof(struct xs_deque, splitreq) == XS_CACHE_LINE,
 	       "thieves' splitreq is off the owner's line");
+
+/*
+ * Debug builds (XS_DEBUG: the sanitizer builds) check the owner-side
+ * invariant of deque.h after every change of split or top by the owner:
+ * head <= split <= top and split equal to the owner's copy. head is read
+ * relaxed; it only grows while the owner is not looking, never past split.
+ */
+#ifdef XS_DEBUG
+static void xs_deque_check(struct xs_worker *w)
+{
+	uint64_t ts = xs_load_relaxed(&w->dqs.ts);
+
+	if (xs_ts_head(ts) <= xs_ts_split(ts) && xs_ts_split(ts) == w->dq.split &&
+	    w->dq.split <= w->dq.top && w->dq.base <= w->dq.top)
+		return;
+	fprintf(stderr, "xsched: worker %u's deque breaks head %u <= split %u (owner's %u) "
+		"<= top %u, base %u\n", w->id, xs_ts_head(ts), xs_ts_split(ts), w->dq.split,
+		w->dq.top, w->dq.base);
+	abort();
+}
+#else
+static inline void xs_deque_check(struct xs_worker *w)
+{
+	(void)w;
+}
+#endif
 
 static uint64_t xs_deque_now_ns(void)
 {
@@ -140,6 +184,7 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t ns)
 						      memory_order_release, memory_order_relaxed))
 		;
 	d->split = ns;
+	xs_deque_check(w);
 	xs_counter_inc(&w->fctr.publishes);
 	xs_deque_wake_one(w);
 }
@@ -236,6 +281,7 @@ static void xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
 	 * has restored head == split == i + 1 before returning. */
 	xs_store_release(&w->dqs.ts, xs_ts(i, i));
 	w->dq.split = i;
+	xs_deque_check(w);
 }
 
 void xs_deque_join_from(struct xs_worker *w, uint32_t first)
@@ -271,6 +317,7 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		xs_deque_wait_stolen(w, i);
 	}
 	d->top = lo;
+	xs_deque_check(w);
 }
 
 /* Take the oldest public frame of @v and run it. *seen: there was one. */

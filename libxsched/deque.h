@@ -16,6 +16,28 @@
  *
  * The owner changes split only with a CAS on ts (thieves move head
  * concurrently); thieves change only head, only while head < split.
+ *
+ * Per frame i of [base of the oldest unjoined task, top):
+ *  - fn == NULL iff the owner claimed it (it runs or ran on the owner);
+ *    a thief that takes a claimed frame runs nothing.
+ *  - done == 1 only for a frame below head whose taker has finished with
+ *    it (a thief, or the owner in xs_deque_take_own()); the owner resets
+ *    it to 0 when it pops the frame.
+ *  - The owner pops a frame (lowers top past it) only when it is private
+ *    (i >= split, or made so by lowering split to i) or done; so a frame
+ *    a thief holds is never overwritten.
+ * Checked at every owner-side change under XS_DEBUG (xs_deque_check()).
+ *
+ * Ordering (what each access publishes; deque.c has the pairings):
+ *   publish   owner: frame stores, then ts CAS (release)
+ *   steal     thief: ts CAS (acquire), then reads fn/arg, runs, then
+ *             done = 1 (release)
+ *   join      owner: done load (acquire) sees the stolen task's effects;
+ *             reclaim/take back: ts CAS (relaxed: only its place in ts's
+ *             modification order decides who owns the frame)
+ *   splitreq  relaxed, a hint both ways; a request lost to a race is
+ *             repeated by the thief, and a thief parks only after the
+ *             fence of xs_park() and a last look at every ts.
  */
 #ifndef XSCHED_DEQUE_H
 #define XSCHED_DEQUE_H
