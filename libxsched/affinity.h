@@ -109,9 +109,16 @@ struct xs_affinity_map {
 	char machine_desc[96];
 	uint32_t *start;       /* nworkers + 1 */
 	uint32_t *order;       /* nthreads */
+	/* order[i] == i for every i (not in the file: set by the plan and the
+	 * reader): worker w's block is consecutive iterations, and the replay
+	 * hands out whole ranges instead of looking positions up. */
+	bool identity;
 };
 
 void xs_affinity_map_free(struct xs_affinity_map *m);
+
+/* Set @m->identity from its order. */
+void xs_affinity_map_classify(struct xs_affinity_map *m);
 
 /* Check the invariants above. 0, or -EINVAL with a reason in @why. */
 int xs_affinity_map_check(const struct xs_affinity_map *m, char *why, size_t len);
@@ -185,17 +192,51 @@ int xs_affinity_record_loop(struct xs_runtime *rt, uint64_t n, xs_aff_chunk_fn f
 /* ---------------------------------------------------------------- */
 /* Planning (affinity_plan.c; links -lmetis) */
 
+/* What the plan chose. */
+enum xs_aff_plan_kind {
+	XS_AFF_PLAN_METIS,        /* partitioned along the machine */
+	XS_AFF_PLAN_STATIC_ONE,   /* static split: the workers share one cache domain */
+	XS_AFF_PLAN_STATIC_NOGAIN /* static split: METIS cut no less between domains */
+};
+
+struct xs_aff_plan_cfg {
+	/* Keep METIS's partition even where the plan would choose the static
+	 * split (one cache domain, or too little saved between domains). */
+	bool force;
+	/* Order a part breadth-first only where the reuse between neighbours
+	 * in the order grows at least by this factor over ascending order
+	 * (0: 1.25). */
+	double bfs_gain;
+};
+
 struct xs_aff_plan_stats {
 	uint64_t cut;          /* edge weight between workers */
 	uint64_t cut_node;     /* ... between nodes */
 	uint64_t cut_llc;      /* ... between LLCs */
 	uint64_t total;        /* all edge weight */
+	/* The same for METIS's partition and for the static split, whichever
+	 * the plan kept. */
+	uint64_t metis_cut_llc, static_cut_llc, metis_cut, static_cut;
+	uint32_t domains;      /* distinct (node, LLC) of the workers */
+	uint32_t parts_bfs;    /* workers whose part is ordered breadth-first */
+	enum xs_aff_plan_kind kind;
 	double seconds;
 };
 
-/* Partition @g along @mach (nodes, then LLCs, then cores, then workers),
- * order each part breadth-first. Returns 0, -ENOMEM, -EIO (METIS failed). */
+/*
+ * Partition @g along @mach (nodes, then LLCs, then cores, then workers);
+ * each part runs breadth-first where that adds reuse (@cfg->bfs_gain), in
+ * ascending order otherwise. Where the workers share one cache domain, or
+ * the partition saves less than a tenth of the static split's edge weight
+ * between domains, the schedule is the static split (identity order, equal
+ * blocks) unless @cfg->force. @cfg may be NULL (defaults). Returns 0,
+ * -ENOMEM, -EIO (METIS failed).
+ */
 int xs_aff_plan(const struct xs_aff_graph *g, const struct xs_aff_machine *mach, uint64_t n,
-		uint64_t granule, struct xs_affinity_map *out, struct xs_aff_plan_stats *st);
+		uint64_t granule, const struct xs_aff_plan_cfg *cfg, struct xs_affinity_map *out,
+		struct xs_aff_plan_stats *st);
+
+/* One line for @st->kind ("partitioned along the machine", ...). */
+const char *xs_aff_plan_kind_str(enum xs_aff_plan_kind kind);
 
 #endif /* XSCHED_AFFINITY_H */

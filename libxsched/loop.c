@@ -334,6 +334,14 @@ static bool xs_affinity_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, u
 
 	if (c->pos == c->pos_end && !xs_hybrid_next(d, c, &c->pos, &c->pos_end))
 		return false;
+	if (m->identity) { /* positions are logical threads: one range */
+		a = c->pos * g;
+		b = d->n - a > (c->pos_end - c->pos) * g ? c->pos_end * g : d->n;
+		c->pos = c->pos_end;
+		*lo = a;
+		*hi = b;
+		return true;
+	}
 	k = m->order[c->pos++];
 	a = k * g;
 	b = d->n - a > g ? a + g : d->n;

@@ -3,7 +3,7 @@
  * xsched-affinity - affinity-graph schedules from a profiling run.
  *
  *   xsched-affinity record -o GRAPH [--granule G] [--shift S] [--page-mode] -- PROG ARGS
- *   xsched-affinity plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P]
+ *   xsched-affinity plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P] [--force]
  *   xsched-affinity show FILE
  *
  * record runs PROG with XSCHED_LOOP_SCHEDULE=affinity and
@@ -36,7 +36,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: " PROG " record -o GRAPH [--granule G] [--shift S] [--page-mode] -- PROG [ARGS...]\n"
-"       " PROG " plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P]\n"
+"       " PROG " plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P] [--force]\n"
 "       " PROG " show FILE\n"
 "\n"
 "record  run PROG, recording the memory its first XSCHED_LOOP_SCHEDULE=affinity\n"
@@ -48,6 +48,8 @@ static void usage(FILE *f)
 "        XSCHED_BIND, XSCHED_WORKERS as the runtime reads them) with METIS:\n"
 "        --dense-ratio R  drop addresses shared by more than R x threads (default 0.9)\n"
 "        --workers P      workers of the runs that replay it (default: as the runtime)\n"
+"        --force          keep the partition where the plan would choose the static\n"
+"                         split (one cache domain, or too little saved between domains)\n"
 "show    print a graph's or a schedule's header and summary\n"
 "Replay: XSCHED_LOOP_SCHEDULE=affinity XSCHED_AFFINITY_FILE=SCHEDULE PROG ARGS\n"
 "Exit status: 0, 1 on failure, 2 on bad usage.\n");
@@ -169,9 +171,11 @@ static int cmd_plan(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "dense-ratio", required_argument, NULL, 'd' },
 		{ "workers", required_argument, NULL, 'w' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct xs_aff_plan_cfg cfg = { 0 };
 	const char *out = NULL, *in;
 	double ratio = 0.9, v;
 	uint32_t workers = 0;
@@ -199,6 +203,9 @@ static int cmd_plan(int argc, char **argv)
 				return 2;
 			}
 			workers = (uint32_t)v;
+			break;
+		case 'f':
+			cfg.force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -228,18 +235,23 @@ static int cmd_plan(int argc, char **argv)
 	}
 	if (xs_aff_graph_build(&h, ratio, 1ull << 31, &g))
 		goto out;
-	if (xs_aff_plan(&g, &mach, h.n, h.granule, &map, &st))
+	if (xs_aff_plan(&g, &mach, h.n, h.granule, &cfg, &map, &st))
 		goto out;
 	if (xs_affinity_map_write(out, &map))
 		goto out;
-	printf("%s: %u logical threads of %s over %s (%s): graph of %llu edges (%llu "
-	       "addresses pruned at DenseRatio %g); cut between workers %.1f%%, LLCs %.1f%%, "
-	       "nodes %.1f%% of the edge weight; METIS %.3f s\n", out, map.nthreads, in,
-	       mach.desc, topo->source, (unsigned long long)g.ne / 2,
+	printf("%s: %u logical threads of %s over %s (%s, %u cache domains): graph of %llu "
+	       "edges (%llu addresses pruned at DenseRatio %g); cut between workers %.1f%%, "
+	       "LLCs %.1f%%, nodes %.1f%% of the edge weight; METIS %.3f s\n", out, map.nthreads,
+	       in, mach.desc, topo->source, st.domains, (unsigned long long)g.ne / 2,
 	       (unsigned long long)g.pruned, ratio,
 	       st.total ? 100.0 * (double)st.cut / (double)st.total : 0.0,
 	       st.total ? 100.0 * (double)st.cut_llc / (double)st.total : 0.0,
 	       st.total ? 100.0 * (double)st.cut_node / (double)st.total : 0.0, st.seconds);
+	printf("  schedule: %s; between cache domains METIS cuts %.1f%%, the static split "
+	       "%.1f%%; %u of %u parts breadth-first\n", xs_aff_plan_kind_str(st.kind),
+	       st.total ? 100.0 * (double)st.metis_cut_llc / (double)st.total : 0.0,
+	       st.total ? 100.0 * (double)st.static_cut_llc / (double)st.total : 0.0,
+	       st.parts_bfs, map.nworkers);
 	ret = 0;
 out:
 	xs_affinity_map_free(&map);
@@ -259,6 +271,9 @@ static int show_schedule(const char *path)
 	printf("schedule %s: loop of %llu iterations, %u logical threads of %llu, planned for "
 	       "%s (machine %016llx)\n", path, (unsigned long long)m.n, m.nthreads,
 	       (unsigned long long)m.granule, m.machine_desc, (unsigned long long)m.machine);
+	if (m.identity)
+		printf("  identity order: each worker runs one range of consecutive iterations, as "
+		       "the static schedule does\n");
 	for (uint32_t w = 0; w < m.nworkers; w++) {
 		uint32_t a = m.start[w], b = m.start[w + 1], runs = 0;
 

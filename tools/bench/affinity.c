@@ -687,7 +687,7 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	t_plan0 = aff_now();
 	if (xs_aff_graph_build(&h, k->dense, 1ull << 31, &g) ||
 	    xs_aff_machine_from_runtime(rt, &mach) ||
-	    xs_aff_plan(&g, &mach, k->n, 1, &map, &st)) {
+	    xs_aff_plan(&g, &mach, k->n, 1, NULL, &map, &st)) {
 		fprintf(stderr, PROG ": --affinity: %s: planning failed\n", label);
 		failed = 1;
 		goto out;
