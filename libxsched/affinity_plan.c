@@ -425,7 +425,8 @@ int xs_aff_plan(const struct xs_aff_graph *g, const struct xs_aff_machine *mach,
 	st->static_cut = ss.cut;
 	if (st->domains < 2)
 		st->kind = XS_AFF_PLAN_STATIC_ONE;
-	else if ((double)st->metis_cut_llc > 0.9 * (double)st->static_cut_llc)
+	else if (!st->static_cut_llc ||
+		 (double)st->metis_cut_llc > 0.9 * (double)st->static_cut_llc)
 		st->kind = XS_AFF_PLAN_STATIC_NOGAIN;
 	else
 		st->kind = XS_AFF_PLAN_METIS;
