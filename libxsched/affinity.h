@@ -10,6 +10,7 @@
  *                      plus single-stepping, online inverted index
  *   affinity_graph.c   hypergraph -> weighted graph under DenseRatio
  *   affinity_file.c    the graph and schedule files; the replayed schedule
+ *   affinity_trial.c   the replay times its schedule against hybrid first
  *   affinity_plan.c    METIS partitioning along the topology (not in the
  *                      library: only xsched-affinity and xsched-bench link
  *                      -lmetis)
@@ -151,6 +152,21 @@ const struct xs_affinity_map *xs_affinity_lookup(struct xs_runtime *rt, uint64_t
 /* Replay @m instead of XSCHED_AFFINITY_FILE (NULL: the file again); the
  * caller keeps @m alive while loops may use it (benchmarks, tests). */
 void xs_affinity_override(const struct xs_affinity_map *m);
+
+/*
+ * The trial (affinity_trial.c): whether the next loop of @n iterations
+ * replays @m (1) or runs hybrid (0). The first @trials loops of each kind
+ * alternate, timed; then the faster by its best time is kept. @trials 0,
+ * or an identity @m: always 1. xs_affinity_trial_done() reports the loop's
+ * @seconds under the @picked kind (@verbose: say the verdict on stderr).
+ * xs_affinity_trial_reset() forgets every verdict (a new schedule at the
+ * same address: benchmarks, tests).
+ */
+int xs_affinity_trial_pick(const struct xs_affinity_map *m, uint64_t n, uint32_t trials);
+void xs_affinity_trial_done(const struct xs_affinity_map *m, uint64_t n, uint32_t trials,
+			    int picked, double seconds, bool verbose);
+void xs_affinity_trial_reset(void);
+double xs_affinity_trial_now(void);
 
 /* ---------------------------------------------------------------- */
 /* Recording */

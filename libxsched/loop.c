@@ -522,7 +522,8 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 {
 	struct xs_loop_sched s;
 	struct xs_loop_slot *slots = NULL;
-	const struct xs_affinity_map *amap = NULL;
+	const struct xs_affinity_map *amap = NULL, *tried = NULL;
+	double t0 = 0;
 	int ret;
 
 	if (!rt || !j->fn.s64)
@@ -548,6 +549,12 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		amap = xs_affinity_lookup(rt, n, rt->nworkers);
 		if (!amap)
 			s.kind = XS_LOOP_HYBRID;
+		tried = amap;
+		if (amap && !xs_affinity_trial_pick(amap, n, (uint32_t)rt->opt.affinity_trial)) {
+			amap = NULL;
+			s.kind = XS_LOOP_HYBRID;
+		}
+		t0 = tried ? xs_affinity_trial_now() : 0;
 	}
 	if (s.kind == XS_LOOP_HYBRID || amap) {
 		slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
@@ -564,6 +571,9 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
 				  xs_load_acquire(&rt->victims));
 	ret = xs_runtime_parallel(rt, xs_for_worker, j);
+	if (tried && ret >= 0)
+		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, amap != NULL,
+				       xs_affinity_trial_now() - t0, rt->opt.verbose);
 	free(slots);
 	return ret;
 }

@@ -141,6 +141,10 @@ static const struct xs_option_def xs_option_table[] = {
 	  "1",
 	  "record only one page in this many of the registered regions (the same pages "
 	  "throughout, by a hash): about that many times fewer faults and addresses seen", NULL },
+	{ "XSCHED_AFFINITY_TRIAL", XS_OPT_INT, XS_OPT(affinity_trial), 3, 0, 64, "0..64", "3",
+	  "xs_parallel_for() loops that replay a schedule first run this many times each "
+	  "under it and under hybrid, timed, then keep the faster; 0 = always the schedule",
+	  NULL },
 	{ "XSCHED_RESCUE_US", XS_OPT_INT, XS_OPT(rescue_us), 2000, 1, 10000000, "1..10000000",
 	  "2000",
 	  "a victim that xschedd shows preempted or stopped for this long is stranded: "

@@ -664,7 +664,8 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	struct xs_aff_hgraph h = { 0 };
 	struct xs_aff_graph g = { 0 };
 	struct xs_aff_machine mach = { 0 };
-	struct xs_affinity_map map = { 0 }, fmap = { 0 };
+	struct xs_affinity_map map = { 0 }, fmap = { 0 }, *pmap;
+	int64_t trials = rt->opt.affinity_trial;
 	struct xs_aff_plan_stats st = { 0 }, fst = { 0 };
 	double t_plain = 1e30, t_plan0, t_plan, *times[4] = { 0 }, best[4], med[4];
 	int R = (int)o->repeat, failed = 0, ret, ns;
@@ -696,24 +697,26 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		goto out;
 	}
 	t_plan = aff_now() - t_plan0;
-	/* Where the plan chose the static split, what METIS's partition
-	 * would have cost: its replay as a fourth schedule. */
-	ns = 3;
-	if (st.kind != XS_AFF_PLAN_METIS) {
-		if (xs_aff_plan(&g, &mach, k->n, 1, &force, &fmap, &fst)) {
-			fprintf(stderr, PROG ": --affinity: %s: planning failed\n", label);
-			failed = 1;
-			goto out;
-		}
-		ns = 4;
+	/* The fourth schedule: METIS's partition replayed without the trial
+	 * (what it costs on this machine), even where the plan chose the
+	 * static split. */
+	ns = 4;
+	if (st.kind != XS_AFF_PLAN_METIS &&
+	    xs_aff_plan(&g, &mach, k->n, 1, &force, &fmap, &fst)) {
+		fprintf(stderr, PROG ": --affinity: %s: planning failed\n", label);
+		failed = 1;
+		goto out;
 	}
+	pmap = st.kind == XS_AFF_PLAN_METIS ? &map : &fmap;
+	xs_affinity_trial_reset();
 	for (int s = 0; s < ns; s++)
 		times[s] = calloc((size_t)R, sizeof(double));
 	for (int r = 0; r < R; r++) {
 		for (int s = 0; s < ns; s++) {
 			double t0;
 
-			xs_affinity_override(s == 3 ? &fmap : &map);
+			xs_affinity_override(s == 3 ? pmap : &map);
+			rt->opt.affinity_trial = s == 3 ? 0 : trials;
 			k->reset(k);
 			t0 = aff_now();
 			for (int w = 0; w < k->sweeps; w++)
@@ -728,12 +731,8 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		}
 	}
 	xs_affinity_override(NULL);
-	for (int s = 0; s < 4; s++) {
-		if (s >= ns) {
-			best[s] = best[2];
-			med[s] = med[2];
-			continue;
-		}
+	rt->opt.affinity_trial = trials;
+	for (int s = 0; s < ns; s++) {
 		qsort(times[s], (size_t)R, sizeof(double), cmp_double);
 		best[s] = times[s][0];
 		med[s] = times[s][R / 2];
@@ -867,12 +866,13 @@ int affinity_run(const struct options *o)
 	if (!o->json) {
 		printf("xsched-bench --affinity: %u workers (%s); min of %ld runs, seconds per run "
 		       "of `sweeps` loops;\n  affinity: the plan's schedule (plan: metis, or "
-		       "static where it chose the static split); partition: METIS's partition "
-		       "replayed anyway;\n  x: static / affinity, hybrid / affinity, static / "
+		       "static where it chose the static split) after the replay's trial\n"
+		       "  (XSCHED_AFFINITY_TRIAL=%lld); partition: METIS's partition replayed "
+		       "always;\n  x: static / affinity, hybrid / affinity, static / "
 		       "partition (> 1: faster than static); rec: slowdown of the recorded serial "
 		       "run\n  (XSCHED_AFFINITY_SAMPLE=%lld); cut: METIS's edge weight between "
 		       "workers\n", xs_runtime_workers(rt), rt->topo->source, o->repeat,
-		       (long long)rt->opt.affinity_sample);
+		       (long long)rt->opt.affinity_trial, (long long)rt->opt.affinity_sample);
 		printf("  %-30s %7s %4s %9s %9s %9s %-6s %9s %7s %7s %7s %9s %-4s %6s %6s\n",
 		       "kernel", "n", "swp", "static", "hybrid", "affinity", "plan", "partition",
 		       "x stat", "x hyb", "x part", "rec", "mode", "cut", "plan_s");
