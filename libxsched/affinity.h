@@ -256,6 +256,16 @@ int xs_aff_plan(const struct xs_aff_graph *g, const struct xs_aff_machine *mach,
 		uint64_t granule, const struct xs_aff_plan_cfg *cfg, struct xs_affinity_map *out,
 		struct xs_aff_plan_stats *st);
 
+/*
+ * The edge weight of @g between the workers of schedule @m (@cut) and of
+ * the static split of the same loop (@static_cut), out of @total: how a
+ * schedule planned from one recording fares on another (a sampled
+ * recording's plan on the full graph). -EINVAL if @g has not @m's logical
+ * threads, -ENOMEM.
+ */
+int xs_aff_schedule_cut(const struct xs_aff_graph *g, const struct xs_affinity_map *m,
+			uint64_t *cut, uint64_t *static_cut, uint64_t *total);
+
 /* One line for @st->kind ("partitioned along the machine", ...). */
 const char *xs_aff_plan_kind_str(enum xs_aff_plan_kind kind);
 

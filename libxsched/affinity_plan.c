@@ -349,6 +349,47 @@ static void xs_cuts(const struct xs_aff_graph *g, const struct xs_aff_machine *m
 	}
 }
 
+/* Weight of @g's edges whose ends have different @owner. */
+static uint64_t xs_owner_cut(const struct xs_aff_graph *g, const uint32_t *owner, uint64_t *total)
+{
+	uint64_t cut = 0;
+
+	*total = 0;
+	for (uint32_t u = 0; u < g->nv; u++)
+		for (uint64_t e = g->xadj[u]; e < g->xadj[u + 1]; e++) {
+			if (g->adj[e] < u)
+				continue;
+			*total += g->w[e];
+			cut += owner[u] != owner[g->adj[e]] ? g->w[e] : 0;
+		}
+	return cut;
+}
+
+int xs_aff_schedule_cut(const struct xs_aff_graph *g, const struct xs_affinity_map *m,
+			uint64_t *cut, uint64_t *static_cut, uint64_t *total)
+{
+	uint32_t *owner, *start;
+
+	if (g->nv != m->nthreads || !m->nworkers)
+		return -EINVAL;
+	owner = malloc((g->nv ? g->nv : 1) * sizeof(*owner));
+	start = malloc(((size_t)m->nworkers + 1) * sizeof(*start));
+	if (!owner || !start) {
+		free(owner);
+		free(start);
+		return -ENOMEM;
+	}
+	for (uint32_t w = 0; w < m->nworkers; w++)
+		for (uint32_t p = m->start[w]; p < m->start[w + 1]; p++)
+			owner[m->order[p]] = w;
+	*cut = xs_owner_cut(g, owner, total);
+	xs_static_owner(m->n, m->granule, g->nv, m->nworkers, start, owner);
+	*static_cut = xs_owner_cut(g, owner, total);
+	free(owner);
+	free(start);
+	return 0;
+}
+
 const char *xs_aff_plan_kind_str(enum xs_aff_plan_kind kind)
 {
 	switch (kind) {

@@ -4,7 +4,7 @@
  *
  *   xsched-affinity record -o GRAPH [--granule G] [--shift S] [--page-mode] -- PROG ARGS
  *   xsched-affinity plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P] [--force]
- *   xsched-affinity show FILE
+ *   xsched-affinity show FILE [--graph GRAPH [--dense-ratio R]]
  *
  * record runs PROG with XSCHED_LOOP_SCHEDULE=affinity and
  * XSCHED_AFFINITY_RECORD=GRAPH: its first such xs_parallel_for() loop runs
@@ -37,7 +37,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: " PROG " record -o GRAPH [--granule G] [--shift S] [--page-mode] -- PROG [ARGS...]\n"
 "       " PROG " plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P] [--force]\n"
-"       " PROG " show FILE\n"
+"       " PROG " show FILE [--graph GRAPH [--dense-ratio R]]\n"
 "\n"
 "record  run PROG, recording the memory its first XSCHED_LOOP_SCHEDULE=affinity\n"
 "        loop touches (regions of xs_affinity_region_add()), per logical thread:\n"
@@ -50,7 +50,9 @@ static void usage(FILE *f)
 "        --workers P      workers of the runs that replay it (default: as the runtime)\n"
 "        --force          keep the partition where the plan would choose the static\n"
 "                         split (one cache domain, or too little saved between domains)\n"
-"show    print a graph's or a schedule's header and summary\n"
+"show    print a graph's or a schedule's header and summary; with --graph, the\n"
+"        schedule's cut on that graph (at --dense-ratio, default 0.9) beside the\n"
+"        static split's (a plan from a sampled recording on the full graph)\n"
 "Replay: XSCHED_LOOP_SCHEDULE=affinity XSCHED_AFFINITY_FILE=SCHEDULE PROG ARGS\n"
 "Exit status: 0, 1 on failure, 2 on bad usage.\n");
 }
@@ -262,7 +264,37 @@ out:
 	return ret;
 }
 
-static int show_schedule(const char *path)
+/* The cut of schedule @m on graph @gpath at @ratio. */
+static int show_cut_on(const struct xs_affinity_map *m, const char *gpath, double ratio)
+{
+	struct xs_aff_hgraph h;
+	struct xs_aff_graph g = { 0 };
+	uint64_t cut, scut, total;
+	int ret = 1;
+
+	if (xs_aff_hgraph_read(gpath, &h))
+		return 1;
+	if (h.nthreads != m->nthreads || h.n != m->n) {
+		fprintf(stderr, PROG ": %s: a loop of %llu iterations in %u logical threads, the "
+			"schedule's is %llu in %u: not the same loop\n", gpath,
+			(unsigned long long)h.n, h.nthreads, (unsigned long long)m->n, m->nthreads);
+		goto out;
+	}
+	if (xs_aff_graph_build(&h, ratio, 1ull << 31, &g) ||
+	    xs_aff_schedule_cut(&g, m, &cut, &scut, &total))
+		goto out;
+	printf("  on graph %s (DenseRatio %g, edge weight %llu): this schedule cuts %.1f%% "
+	       "between workers, the static split %.1f%%\n", gpath, ratio,
+	       (unsigned long long)total, total ? 100.0 * (double)cut / (double)total : 0.0,
+	       total ? 100.0 * (double)scut / (double)total : 0.0);
+	ret = 0;
+out:
+	xs_aff_graph_free(&g);
+	xs_aff_hgraph_free(&h);
+	return ret;
+}
+
+static int show_schedule(const char *path, const char *gpath, double ratio)
 {
 	struct xs_affinity_map m;
 
@@ -284,6 +316,10 @@ static int show_schedule(const char *path)
 			printf(" %u", m.order[i]);
 		printf("%s\n", b - a > 8 ? " ..." : "");
 	}
+	if (gpath && show_cut_on(&m, gpath, ratio)) {
+		xs_affinity_map_free(&m);
+		return 1;
+	}
 	xs_affinity_map_free(&m);
 	return 0;
 }
@@ -292,15 +328,28 @@ static int cmd_show(int argc, char **argv)
 {
 	struct xs_aff_hgraph h;
 	char magic[8] = { 0 };
+	const char *gpath = NULL;
+	double ratio = 0.9;
 	FILE *f;
 
-	if (argc != 2 || argv[1][0] == '-') {
+	if (argc < 2 || argv[1][0] == '-') {
 		if (argc == 2 && !strcmp(argv[1], "--help")) {
 			usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, PROG " show: expected show FILE\n");
+		fprintf(stderr, PROG " show: expected show FILE [--graph GRAPH [--dense-ratio R]]\n");
 		return 2;
+	}
+	for (int i = 2; i < argc; i += 2) {
+		if (i + 1 >= argc || (strcmp(argv[i], "--graph") && strcmp(argv[i], "--dense-ratio"))) {
+			fprintf(stderr, PROG " show: unexpected '%s': expected show FILE [--graph "
+				"GRAPH [--dense-ratio R]]\n", argv[i]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "--graph"))
+			gpath = argv[i + 1];
+		else if (parse_double("--dense-ratio", argv[i + 1], 0, 1, &ratio))
+			return 2;
 	}
 	f = fopen(argv[1], "rb");
 	if (!f) {
@@ -311,7 +360,12 @@ static int cmd_show(int argc, char **argv)
 		memset(magic, 0, 8);
 	fclose(f);
 	if (memcmp(magic, "XSAFGRPH", 8))
-		return show_schedule(argv[1]);
+		return show_schedule(argv[1], gpath, ratio);
+	if (gpath) {
+		fprintf(stderr, PROG " show: %s is a graph: --graph goes with a schedule\n",
+			argv[1]);
+		return 2;
+	}
 	if (xs_aff_hgraph_read(argv[1], &h))
 		return 1;
 	printf("graph %s: loop of %llu iterations, %u logical threads of %llu; %llu accesses "
