@@ -746,6 +746,7 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		       "\"affinity_median_s\":%.6g,\"partitioned_median_s\":%.6g,"
 		       "\"static_over_affinity\":%.4f,"
 		       "\"record_mode\":\"%s\",\"record_sample\":%u,\"record_s\":%.6g,"
+		       "\"record_us_per_access\":%.3g,"
 		       "\"plain_s\":%.6g,\"record_slowdown\":%.1f,"
 		       "\"accesses\":%llu,\"addresses\":%llu,\"shared\":%llu,\"graph_edges\":%llu,"
 		       "\"cut_percent\":%.2f,\"metis_cut_percent\":%.2f,\"plan_s\":%.6g}\n",
@@ -753,17 +754,19 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		       failed ? "error" : "ok", st.kind == XS_AFF_PLAN_METIS ? "metis" : "static",
 		       best[0], best[1], best[2], best[3], med[0], med[1], med[2], med[3],
 		       best[0] / best[2], k->rec_step ? "step" : "page", cfg.sample,
-		       h.seconds, t_plain, h.seconds / t_plain,
+		       h.seconds, h.accesses ? 1e6 * h.seconds / (double)h.accesses : 0.0,
+		       t_plain, h.seconds / t_plain,
 		       (unsigned long long)h.accesses, (unsigned long long)h.naddrs,
 		       (unsigned long long)h.nedges, (unsigned long long)g.ne / 2,
 		       st.total ? 100.0 * (double)st.cut / (double)st.total : 0.0,
 		       st.total ? 100.0 * (double)st.metis_cut / (double)st.total : 0.0, t_plan);
 	else
 		printf("  %-30s %7llu %4d %9.4f %9.4f %9.4f %-6s %9.4f %6.3fx %6.3fx %6.3fx %8.0fx "
-		       "%-4s %5.1f%% %6.2f%s\n",
+		       "%6.1f %-4s %5.1f%% %6.2f%s\n",
 		       label, (unsigned long long)k->n, k->sweeps, best[0], best[1], best[2],
 		       st.kind == XS_AFF_PLAN_METIS ? "metis" : "static", best[3],
 		       best[0] / best[2], best[1] / best[2], best[0] / best[3], h.seconds / t_plain,
+		       h.accesses ? 1e6 * h.seconds / (double)h.accesses : 0.0,
 		       k->rec_step ? "step" : "page",
 		       st.total ? 100.0 * (double)st.metis_cut / (double)st.total : 0.0, t_plan,
 		       failed ? "  WRONG" : "");
@@ -870,12 +873,13 @@ int affinity_run(const struct options *o)
 		       "  (XSCHED_AFFINITY_TRIAL=%lld); partition: METIS's partition replayed "
 		       "always;\n  x: static / affinity, hybrid / affinity, static / "
 		       "partition (> 1: faster than static); rec: slowdown of the recorded serial "
-		       "run\n  (XSCHED_AFFINITY_SAMPLE=%lld); cut: METIS's edge weight between "
+		       "run,\n  us/acc: its microseconds per access seen "
+		       "(XSCHED_AFFINITY_SAMPLE=%lld); cut: METIS's edge weight\n  between "
 		       "workers\n", xs_runtime_workers(rt), rt->topo->source, o->repeat,
 		       (long long)rt->opt.affinity_trial, (long long)rt->opt.affinity_sample);
-		printf("  %-30s %7s %4s %9s %9s %9s %-6s %9s %7s %7s %7s %9s %-4s %6s %6s\n",
+		printf("  %-30s %7s %4s %9s %9s %9s %-6s %9s %7s %7s %7s %9s %6s %-4s %6s %6s\n",
 		       "kernel", "n", "swp", "static", "hybrid", "affinity", "plan", "partition",
-		       "x stat", "x hyb", "x part", "rec", "mode", "cut", "plan_s");
+		       "x stat", "x hyb", "x part", "rec", "us/acc", "mode", "cut", "plan_s");
 	}
 	for (int m = 0; m < nm; m++) {
 		void (*bodies[3])(struct kstate *, uint64_t, uint64_t) = { spmv_crs, spmv_ccs,
