@@ -10,7 +10,7 @@
  *                      plus single-stepping, online inverted index
  *   affinity_graph.c   hypergraph -> weighted graph under DenseRatio
  *   affinity_file.c    the graph and schedule files; the replayed schedule
- *   affinity_trial.c   the replay times its schedule against hybrid first
+ *   affinity_trial.c   the replay times its schedule against hybrid and static
  *   affinity_plan.c    METIS partitioning along the topology (not in the
  *                      library: only xsched-affinity and xsched-bench link
  *                      -lmetis)
@@ -153,12 +153,21 @@ const struct xs_affinity_map *xs_affinity_lookup(struct xs_runtime *rt, uint64_t
  * caller keeps @m alive while loops may use it (benchmarks, tests). */
 void xs_affinity_override(const struct xs_affinity_map *m);
 
+/* What a loop that could replay a schedule runs instead (the trial). */
+enum xs_aff_trial_kind {
+	XS_AFF_RUN_HYBRID,
+	XS_AFF_RUN_SCHEDULE,
+	XS_AFF_RUN_STATIC,
+	XS_AFF_NKINDS
+};
+
 /*
- * The trial (affinity_trial.c): whether the next loop of @n iterations
- * replays @m (1) or runs hybrid (0). The first @trials loops of each kind
- * alternate, timed; then the faster by its best time is kept. @trials 0,
- * or an identity @m: always 1. xs_affinity_trial_done() reports the loop's
- * @seconds under the @picked kind (@verbose: say the verdict on stderr).
+ * The trial (affinity_trial.c): what the next loop of @n iterations runs
+ * (enum xs_aff_trial_kind). The first @trials loops of each kind take
+ * turns (the schedule first), timed; then the fastest by its best time is
+ * kept. @trials 0, or an identity @m: always the schedule.
+ * xs_affinity_trial_done() reports the loop's @seconds under the @picked
+ * kind (@verbose: say the verdict on stderr).
  * xs_affinity_trial_reset() forgets every verdict (a new schedule at the
  * same address: benchmarks, tests).
  */

@@ -7,10 +7,11 @@
  * as its own LLC), the program's own locality (per-iteration data
  * streamed in order, which no address shares), and the price of a replay
  * by lookup when an iteration is a few nanoseconds of work. So the first
- * 2 x XSCHED_AFFINITY_TRIAL loops of xs_parallel_for() that replay a
- * schedule alternate between the schedule and the hybrid schedule (the
- * static split with its dynamic tail), timed; from then on the one with
- * the lower minimum runs. A loss is thus bounded by the trial loops.
+ * 3 x XSCHED_AFFINITY_TRIAL loops of xs_parallel_for() that replay a
+ * schedule take turns between the schedule, the hybrid schedule (the
+ * static split with its dynamic tail) and the static schedule, timed; from
+ * then on the one with the lowest minimum runs. A loss against static (or
+ * hybrid) is thus bounded by the trial loops.
  *
  * State: a few slots, one per (schedule, trip count), under a mutex (a
  * loop start already costs a job hand-off; this is two lock round trips).
@@ -27,9 +28,9 @@
 struct xs_trial {
 	const struct xs_affinity_map *m; /* NULL: free */
 	uint64_t n;
-	uint32_t runs[2];                /* [0] hybrid, [1] the schedule */
-	double best[2];
-	int verdict;                     /* -1: trying; 0 hybrid; 1 schedule */
+	uint32_t runs[XS_AFF_NKINDS];    /* by enum xs_aff_trial_kind */
+	double best[XS_AFF_NKINDS];
+	int verdict;                     /* -1: trying; else the kind kept */
 	uint64_t age;
 };
 
@@ -73,13 +74,21 @@ int xs_affinity_trial_pick(const struct xs_affinity_map *m, uint64_t n, uint32_t
 	int pick;
 
 	if (!trials || m->identity)
-		return 1;
+		return XS_AFF_RUN_SCHEDULE;
 	pthread_mutex_lock(&xs_trial_lock);
 	t = xs_trial_slot(m, n);
-	if (t->verdict >= 0)
+	if (t->verdict >= 0) {
 		pick = t->verdict;
-	else
-		pick = t->runs[1] <= t->runs[0]; /* the schedule first, then turns */
+	} else {
+		/* Turns: the schedule, hybrid, static, the schedule... */
+		static const int turn[XS_AFF_NKINDS] = { XS_AFF_RUN_SCHEDULE, XS_AFF_RUN_HYBRID,
+							 XS_AFF_RUN_STATIC };
+
+		pick = turn[0];
+		for (int i = 1; i < XS_AFF_NKINDS; i++)
+			if (t->runs[turn[i]] < t->runs[pick])
+				pick = turn[i];
+	}
 	pthread_mutex_unlock(&xs_trial_lock);
 	return pick;
 }
@@ -97,14 +106,23 @@ void xs_affinity_trial_done(const struct xs_affinity_map *m, uint64_t n, uint32_
 		if (!t->runs[picked] || seconds < t->best[picked])
 			t->best[picked] = seconds;
 		t->runs[picked]++;
-		if (t->runs[0] >= trials && t->runs[1] >= trials) {
-			t->verdict = t->best[1] <= t->best[0];
+		if (t->runs[XS_AFF_RUN_STATIC] >= trials) {
+			static const char *const name[XS_AFF_NKINDS] = { "hybrid", "the schedule",
+									 "static" };
+			int v = XS_AFF_RUN_SCHEDULE;
+
+			/* Ties keep the schedule, then hybrid. */
+			if (t->best[XS_AFF_RUN_HYBRID] < t->best[v])
+				v = XS_AFF_RUN_HYBRID;
+			if (t->best[XS_AFF_RUN_STATIC] < t->best[v])
+				v = XS_AFF_RUN_STATIC;
+			t->verdict = v;
 			if (verbose)
-				fprintf(stderr, "xsched: affinity: loop of %llu iterations: the "
-					"schedule's best %.3g s, hybrid's %.3g s over %u loops each; "
-					"%s from now on\n", (unsigned long long)n, t->best[1],
-					t->best[0], trials,
-					t->verdict ? "the schedule" : "hybrid");
+				fprintf(stderr, "xsched: affinity: loop of %llu iterations: best of "
+					"%u loops each: the schedule %.3g s, hybrid %.3g s, static "
+					"%.3g s; %s from now on\n", (unsigned long long)n, trials,
+					t->best[XS_AFF_RUN_SCHEDULE], t->best[XS_AFF_RUN_HYBRID],
+					t->best[XS_AFF_RUN_STATIC], name[v]);
 		}
 	}
 	pthread_mutex_unlock(&xs_trial_lock);

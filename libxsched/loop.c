@@ -524,7 +524,7 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 	struct xs_loop_slot *slots = NULL;
 	const struct xs_affinity_map *amap = NULL, *tried = NULL;
 	double t0 = 0;
-	int ret;
+	int ret, picked = XS_AFF_RUN_SCHEDULE;
 
 	if (!rt || !j->fn.s64)
 		return -EINVAL;
@@ -550,9 +550,12 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		if (!amap)
 			s.kind = XS_LOOP_HYBRID;
 		tried = amap;
-		if (amap && !xs_affinity_trial_pick(amap, n, (uint32_t)rt->opt.affinity_trial)) {
+		picked = amap ? xs_affinity_trial_pick(amap, n, (uint32_t)rt->opt.affinity_trial)
+			      : XS_AFF_RUN_SCHEDULE;
+		if (picked != XS_AFF_RUN_SCHEDULE) {
 			amap = NULL;
-			s.kind = XS_LOOP_HYBRID;
+			s.kind = picked == XS_AFF_RUN_STATIC ? XS_LOOP_STATIC : XS_LOOP_HYBRID;
+			s.chunk = picked == XS_AFF_RUN_STATIC ? 0 : s.chunk;
 		}
 		t0 = tried ? xs_affinity_trial_now() : 0;
 	}
@@ -572,7 +575,7 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 				  xs_load_acquire(&rt->victims));
 	ret = xs_runtime_parallel(rt, xs_for_worker, j);
 	if (tried && ret >= 0)
-		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, amap != NULL,
+		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,
 				       xs_affinity_trial_now() - t0, rt->opt.verbose);
 	free(slots);
 	return ret;

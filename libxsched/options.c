@@ -143,7 +143,7 @@ static const struct xs_option_def xs_option_table[] = {
 	  "throughout, by a hash): about that many times fewer faults and addresses seen", NULL },
 	{ "XSCHED_AFFINITY_TRIAL", XS_OPT_INT, XS_OPT(affinity_trial), 3, 0, 64, "0..64", "3",
 	  "xs_parallel_for() loops that replay a schedule first run this many times each "
-	  "under it and under hybrid, timed, then keep the faster; 0 = always the schedule",
+	  "under it, hybrid and static, timed, then keep the fastest; 0 = always the schedule",
 	  NULL },
 	{ "XSCHED_RESCUE_US", XS_OPT_INT, XS_OPT(rescue_us), 2000, 1, 10000000, "1..10000000",
 	  "2000",

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The replay's trial (affinity_trial.c): the first loops alternate between
- * the schedule and hybrid, starting with the schedule; after `trials` of
- * each, the kind with the lower best time is kept for good; an identity
- * schedule, or trials = 0, always replays. Times are handed in, not
- * measured: the test asserts the choices.
+ * The replay's trial (affinity_trial.c): the first loops take turns between
+ * the schedule, hybrid and static, starting with the schedule; after
+ * `trials` of each, the kind with the lowest best time is kept for good; an
+ * identity schedule, or trials = 0, always replays. Times are handed in,
+ * not measured: the test asserts the choices.
  */
 #include <stdlib.h>
 #include "affinity.h"
@@ -22,15 +22,24 @@ static struct xs_affinity_map map_of(uint32_t *order, bool identity)
 					 .identity = identity };
 }
 
-/* Run @trials rounds: the schedule takes @t_sched s, hybrid @t_hyb s. */
+#define SCHED XS_AFF_RUN_SCHEDULE
+#define HYB XS_AFF_RUN_HYBRID
+#define STAT XS_AFF_RUN_STATIC
+
+/* Run @trials rounds: the schedule takes @t_sched s, hybrid @t_hyb s,
+ * static @t_stat s. */
 static void run_trial(struct __test_metadata *_metadata, const struct xs_affinity_map *m,
-		      uint32_t trials, double t_sched, double t_hyb)
+		      uint32_t trials, double t_sched, double t_hyb, double t_stat)
 {
-	for (uint32_t i = 0; i < 2 * trials; i++) {
+	static const int turn[3] = { SCHED, HYB, STAT };
+
+	for (uint32_t i = 0; i < 3 * trials; i++) {
 		int pick = xs_affinity_trial_pick(m, N, trials);
 
-		ASSERT_EQ((int)(i % 2 == 0), pick) TH_LOG("loop %u", i);
-		xs_affinity_trial_done(m, N, trials, pick, pick ? t_sched : t_hyb, false);
+		ASSERT_EQ(turn[i % 3], pick) TH_LOG("loop %u", i);
+		xs_affinity_trial_done(m, N, trials, pick,
+				       pick == SCHED ? t_sched : pick == HYB ? t_hyb : t_stat,
+				       false);
 	}
 }
 
@@ -39,11 +48,21 @@ TEST(slower_schedule_gives_way_to_hybrid)
 	struct xs_affinity_map m = map_of(order_perm, false);
 
 	xs_affinity_trial_reset();
-	run_trial(_metadata, &m, 3, 2.0, 1.0);
+	run_trial(_metadata, &m, 3, 2.0, 1.0, 1.5);
 	for (int i = 0; i < 10; i++)
-		EXPECT_EQ(0, xs_affinity_trial_pick(&m, N, 3));
+		EXPECT_EQ(HYB, xs_affinity_trial_pick(&m, N, 3));
 	/* Another trip count is another trial. */
-	EXPECT_EQ(1, xs_affinity_trial_pick(&m, N + 1, 3));
+	EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N + 1, 3));
+}
+
+TEST(static_kept_where_fastest)
+{
+	struct xs_affinity_map m = map_of(order_perm, false);
+
+	xs_affinity_trial_reset();
+	run_trial(_metadata, &m, 2, 2.0, 3.0, 1.0);
+	for (int i = 0; i < 10; i++)
+		EXPECT_EQ(STAT, xs_affinity_trial_pick(&m, N, 2));
 }
 
 TEST(faster_schedule_is_kept)
@@ -51,24 +70,26 @@ TEST(faster_schedule_is_kept)
 	struct xs_affinity_map m = map_of(order_perm, false);
 
 	xs_affinity_trial_reset();
-	run_trial(_metadata, &m, 2, 1.0, 2.0);
+	run_trial(_metadata, &m, 2, 1.0, 2.0, 2.0);
 	for (int i = 0; i < 10; i++)
-		EXPECT_EQ(1, xs_affinity_trial_pick(&m, N, 2));
+		EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 2));
 }
 
 TEST(best_time_decides_not_the_last)
 {
 	struct xs_affinity_map m = map_of(order_perm, false);
-	double sched[3] = { 5.0, 1.0, 5.0 }, hyb[3] = { 2.0, 2.0, 2.0 };
+	double sched[3] = { 5.0, 1.0, 5.0 }, other[3] = { 2.0, 2.0, 2.0 };
 
 	xs_affinity_trial_reset();
 	for (int i = 0; i < 3; i++) {
-		ASSERT_EQ(1, xs_affinity_trial_pick(&m, N, 3));
-		xs_affinity_trial_done(&m, N, 3, 1, sched[i], false);
-		ASSERT_EQ(0, xs_affinity_trial_pick(&m, N, 3));
-		xs_affinity_trial_done(&m, N, 3, 0, hyb[i], false);
+		ASSERT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 3));
+		xs_affinity_trial_done(&m, N, 3, SCHED, sched[i], false);
+		ASSERT_EQ(HYB, xs_affinity_trial_pick(&m, N, 3));
+		xs_affinity_trial_done(&m, N, 3, HYB, other[i], false);
+		ASSERT_EQ(STAT, xs_affinity_trial_pick(&m, N, 3));
+		xs_affinity_trial_done(&m, N, 3, STAT, other[i], false);
 	}
-	EXPECT_EQ(1, xs_affinity_trial_pick(&m, N, 3));
+	EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 3));
 }
 
 TEST(identity_or_no_trial_always_replays)
@@ -77,10 +98,10 @@ TEST(identity_or_no_trial_always_replays)
 
 	xs_affinity_trial_reset();
 	for (int i = 0; i < 8; i++) {
-		EXPECT_EQ(1, xs_affinity_trial_pick(&id, N, 3));
-		xs_affinity_trial_done(&id, N, 3, 1, 9.0, false);
-		EXPECT_EQ(1, xs_affinity_trial_pick(&p, N, 0));
-		xs_affinity_trial_done(&p, N, 0, 1, 9.0, false);
+		EXPECT_EQ(SCHED, xs_affinity_trial_pick(&id, N, 3));
+		xs_affinity_trial_done(&id, N, 3, SCHED, 9.0, false);
+		EXPECT_EQ(SCHED, xs_affinity_trial_pick(&p, N, 0));
+		xs_affinity_trial_done(&p, N, 0, SCHED, 9.0, false);
 	}
 }
 
