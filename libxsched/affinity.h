@@ -10,6 +10,7 @@
  *                      plus single-stepping, online inverted index
  *   affinity_graph.c   hypergraph -> weighted graph under DenseRatio
  *   affinity_file.c    the graph and schedule files; the replayed schedule
+ *   affinity_trial.c   the replay times its schedule against hybrid and static
  *   affinity_plan.c    METIS partitioning along the topology (not in the
  *                      library: only xsched-affinity and xsched-bench link
  *                      -lmetis)
@@ -109,9 +110,16 @@ struct xs_affinity_map {
 	char machine_desc[96];
 	uint32_t *start;       /* nworkers + 1 */
 	uint32_t *order;       /* nthreads */
+	/* order[i] == i for every i (not in the file: set by the plan and the
+	 * reader): worker w's block is consecutive iterations, and the replay
+	 * hands out whole ranges instead of looking positions up. */
+	bool identity;
 };
 
 void xs_affinity_map_free(struct xs_affinity_map *m);
+
+/* Set @m->identity from its order. */
+void xs_affinity_map_classify(struct xs_affinity_map *m);
 
 /* Check the invariants above. 0, or -EINVAL with a reason in @why. */
 int xs_affinity_map_check(const struct xs_affinity_map *m, char *why, size_t len);
@@ -145,6 +153,30 @@ const struct xs_affinity_map *xs_affinity_lookup(struct xs_runtime *rt, uint64_t
  * caller keeps @m alive while loops may use it (benchmarks, tests). */
 void xs_affinity_override(const struct xs_affinity_map *m);
 
+/* What a loop that could replay a schedule runs instead (the trial). */
+enum xs_aff_trial_kind {
+	XS_AFF_RUN_HYBRID,
+	XS_AFF_RUN_SCHEDULE,
+	XS_AFF_RUN_STATIC,
+	XS_AFF_NKINDS
+};
+
+/*
+ * The trial (affinity_trial.c): what the next loop of @n iterations runs
+ * (enum xs_aff_trial_kind). The first @trials loops of each kind take
+ * turns (the schedule first), timed; then the fastest by its best time is
+ * kept. @trials 0, or an identity @m: always the schedule.
+ * xs_affinity_trial_done() reports the loop's @seconds under the @picked
+ * kind (@verbose: say the verdict on stderr).
+ * xs_affinity_trial_reset() forgets every verdict (a new schedule at the
+ * same address: benchmarks, tests).
+ */
+int xs_affinity_trial_pick(const struct xs_affinity_map *m, uint64_t n, uint32_t trials);
+void xs_affinity_trial_done(const struct xs_affinity_map *m, uint64_t n, uint32_t trials,
+			    int picked, double seconds, bool verbose);
+void xs_affinity_trial_reset(void);
+double xs_affinity_trial_now(void);
+
 /* ---------------------------------------------------------------- */
 /* Recording */
 
@@ -156,6 +188,10 @@ struct xs_aff_record_cfg {
 	bool step;             /* single-step (every access) where possible */
 	uint64_t max_edges;    /* distinct addresses kept (0: default) */
 	uint64_t max_entries;  /* (address, thread) pairs kept (0: default) */
+	/* Watch one page in @sample (0 or 1: every page), the same pages for
+	 * the whole loop, chosen by a hash of the page number: faults fall by
+	 * about that factor, and so do the addresses seen. */
+	uint32_t sample;
 };
 
 /* The body of a recorded loop: iterations [lo, hi). */
@@ -185,17 +221,61 @@ int xs_affinity_record_loop(struct xs_runtime *rt, uint64_t n, xs_aff_chunk_fn f
 /* ---------------------------------------------------------------- */
 /* Planning (affinity_plan.c; links -lmetis) */
 
+/* What the plan chose. */
+enum xs_aff_plan_kind {
+	XS_AFF_PLAN_METIS,        /* partitioned along the machine */
+	XS_AFF_PLAN_STATIC_ONE,   /* static split: the workers share one cache domain */
+	XS_AFF_PLAN_STATIC_NOGAIN /* static split: METIS cut no less between domains */
+};
+
+struct xs_aff_plan_cfg {
+	/* Keep METIS's partition even where the plan would choose the static
+	 * split (one cache domain, or too little saved between domains). */
+	bool force;
+	/* Order a part breadth-first only where the reuse between neighbours
+	 * in the order grows at least by this factor over ascending order
+	 * (0: 1.25). */
+	double bfs_gain;
+};
+
 struct xs_aff_plan_stats {
 	uint64_t cut;          /* edge weight between workers */
 	uint64_t cut_node;     /* ... between nodes */
 	uint64_t cut_llc;      /* ... between LLCs */
 	uint64_t total;        /* all edge weight */
+	/* The same for METIS's partition and for the static split, whichever
+	 * the plan kept. */
+	uint64_t metis_cut_llc, static_cut_llc, metis_cut, static_cut;
+	uint32_t domains;      /* distinct (node, LLC) of the workers */
+	uint32_t parts_bfs;    /* workers whose part is ordered breadth-first */
+	enum xs_aff_plan_kind kind;
 	double seconds;
 };
 
-/* Partition @g along @mach (nodes, then LLCs, then cores, then workers),
- * order each part breadth-first. Returns 0, -ENOMEM, -EIO (METIS failed). */
+/*
+ * Partition @g along @mach (nodes, then LLCs, then cores, then workers);
+ * each part runs breadth-first where that adds reuse (@cfg->bfs_gain), in
+ * ascending order otherwise. Where the workers share one cache domain, or
+ * the partition saves less than a tenth of the static split's edge weight
+ * between domains, the schedule is the static split (identity order, equal
+ * blocks) unless @cfg->force. @cfg may be NULL (defaults). Returns 0,
+ * -ENOMEM, -EIO (METIS failed).
+ */
 int xs_aff_plan(const struct xs_aff_graph *g, const struct xs_aff_machine *mach, uint64_t n,
-		uint64_t granule, struct xs_affinity_map *out, struct xs_aff_plan_stats *st);
+		uint64_t granule, const struct xs_aff_plan_cfg *cfg, struct xs_affinity_map *out,
+		struct xs_aff_plan_stats *st);
+
+/*
+ * The edge weight of @g between the workers of schedule @m (@cut) and of
+ * the static split of the same loop (@static_cut), out of @total: how a
+ * schedule planned from one recording fares on another (a sampled
+ * recording's plan on the full graph). -EINVAL if @g has not @m's logical
+ * threads, -ENOMEM.
+ */
+int xs_aff_schedule_cut(const struct xs_aff_graph *g, const struct xs_affinity_map *m,
+			uint64_t *cut, uint64_t *static_cut, uint64_t *total);
+
+/* One line for @st->kind ("partitioned along the machine", ...). */
+const char *xs_aff_plan_kind_str(enum xs_aff_plan_kind kind);
 
 #endif /* XSCHED_AFFINITY_H */

@@ -307,6 +307,15 @@ void xs_affinity_map_free(struct xs_affinity_map *m)
 	m->order = NULL;
 }
 
+void xs_affinity_map_classify(struct xs_affinity_map *m)
+{
+	uint32_t i = 0;
+
+	while (i < m->nthreads && m->order[i] == i)
+		i++;
+	m->identity = i == m->nthreads;
+}
+
 int xs_affinity_map_check(const struct xs_affinity_map *m, char *why, size_t len)
 {
 	uint8_t *seen;
@@ -411,6 +420,8 @@ int xs_affinity_map_read(const char *path, struct xs_affinity_map *m)
 		snprintf(msg, sizeof(msg), "corrupt: %s", why);
 		xs_bad(path, msg);
 	}
+	if (!ret)
+		xs_affinity_map_classify(m);
 out:
 	free(buf);
 	if (ret)

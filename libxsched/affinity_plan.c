@@ -8,7 +8,17 @@
  * target weights are proportional to the workers under them. A level with
  * a single group is skipped. Within a worker's part the logical threads are
  * ordered breadth-first over the part's subgraph (the seed's IRREG
- * reordering): threads that share data run one after the other.
+ * reordering: threads that share data run one after the other) where that
+ * adds reuse between neighbours over ascending order, else ascending.
+ *
+ * The partition pays only where it keeps sharing inside a cache domain
+ * (an LLC of a node); its price is the program's own locality (streamed
+ * per-iteration data, which no address shares) and a schedule replayed by
+ * lookup. So where the workers share one cache domain, or METIS keeps no
+ * more than a tenth of the static split's cross-domain weight inside the
+ * domains, the plan is the static split itself (identity order, xs_block's
+ * blocks): the replay then equals the hybrid schedule, never slower than
+ * static by more than its dynamic tail.
  *
  * Not part of libxsched: it is what links -lmetis, and only the planner
  * (xsched-affinity) and the benchmarks need it.
@@ -207,22 +217,65 @@ out:
 	free(part);
 }
 
-/* Breadth-first order of each worker's part, roots by increasing id. */
+/* Weight of edge (u, v) of @g, 0 if none (adj is increasing per vertex). */
+static uint64_t xs_edge_w(const struct xs_aff_graph *g, uint32_t u, uint32_t v)
+{
+	uint64_t lo = g->xadj[u], hi = g->xadj[u + 1];
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (g->adj[mid] == v)
+			return g->w[mid];
+		if (g->adj[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Reuse of an order: the weight shared by each logical thread with the
+ * one run just before it. */
+static uint64_t xs_reuse(const struct xs_aff_graph *g, const uint32_t *q, uint32_t len)
+{
+	uint64_t r = 0;
+
+	for (uint32_t i = 1; i < len; i++)
+		r += xs_edge_w(g, q[i - 1], q[i]);
+	return r;
+}
+
+/*
+ * Each worker's part breadth-first (roots by increasing id) where that
+ * shares at least @gain times the weight between neighbours that
+ * ascending order shares, else ascending: ascending keeps the program's
+ * own order (the streaming of per-iteration data the graph does not show:
+ * nothing is shared there) and runs of consecutive iterations the replay
+ * hands out as one range. Returns the number of parts ordered
+ * breadth-first, or -ENOMEM.
+ */
 static int xs_plan_order(const struct xs_aff_graph *g, const uint32_t *owner, uint32_t nworkers,
-			 struct xs_affinity_map *out)
+			 double gain, struct xs_affinity_map *out)
 {
 	uint32_t *fill = calloc(nworkers, sizeof(*fill));
+	uint32_t *asc = malloc((size_t)g->nv * sizeof(*asc));
 	uint8_t *seen = calloc(g->nv, 1);
+	int nbfs = 0;
 
-	if (!fill || !seen) {
+	if (!fill || !seen || !asc) {
 		free(fill);
 		free(seen);
+		free(asc);
 		return -ENOMEM;
 	}
 	for (uint32_t u = 0; u < g->nv; u++)
 		out->start[owner[u] + 1]++;
 	for (uint32_t w = 0; w < nworkers; w++)
 		out->start[w + 1] += out->start[w];
+	for (uint32_t u = 0; u < g->nv; u++)
+		asc[out->start[owner[u]] + fill[owner[u]]++] = u;
+	memset(fill, 0, nworkers * sizeof(*fill));
 	for (uint32_t r = 0; r < g->nv; r++) {
 		uint32_t w = owner[r], *q = out->order + out->start[w], head = fill[w];
 
@@ -244,23 +297,130 @@ static int xs_plan_order(const struct xs_aff_graph *g, const uint32_t *owner, ui
 			}
 		}
 	}
+	for (uint32_t w = 0; w < nworkers; w++) {
+		uint32_t a = out->start[w], len = out->start[w + 1] - a;
+		uint64_t rb = xs_reuse(g, out->order + a, len), ra = xs_reuse(g, asc + a, len);
+
+		if ((double)rb >= gain * (double)ra && rb > ra)
+			nbfs++;
+		else
+			memcpy(out->order + a, asc + a, (size_t)len * sizeof(*asc));
+	}
 	free(fill);
 	free(seen);
+	free(asc);
+	return nbfs;
+}
+
+/* The static split as logical threads: worker w's iterations are
+ * xs_block's, so its logical threads start at ceil(lo / granule). */
+static void xs_static_owner(uint64_t n, uint64_t granule, uint32_t nv, uint32_t P,
+			    uint32_t *start, uint32_t *owner)
+{
+	uint64_t q = n / P, r = n % P;
+
+	for (uint32_t w = 0; w <= P; w++) {
+		uint64_t lo = w == P ? n : w * q + (w < r ? w : r), k = lo / granule + (lo % granule != 0);
+
+		start[w] = (uint32_t)(k < nv ? k : nv);
+	}
+	for (uint32_t w = 0; w < P; w++)
+		for (uint32_t u = start[w]; u < start[w + 1]; u++)
+			owner[u] = w;
+}
+
+/* Edge weight of @g cut by @owner: between workers and between domains. */
+static void xs_cuts(const struct xs_aff_graph *g, const struct xs_aff_machine *mach,
+		    const uint32_t *owner, struct xs_aff_plan_stats *st)
+{
+	st->total = st->cut = st->cut_node = st->cut_llc = 0;
+	for (uint32_t u = 0; u < g->nv; u++) {
+		for (uint64_t e = g->xadj[u]; e < g->xadj[u + 1]; e++) {
+			uint32_t x = owner[u], y = owner[g->adj[e]];
+
+			if (g->adj[e] < u)
+				continue;
+			st->total += g->w[e];
+			st->cut += x != y ? g->w[e] : 0;
+			st->cut_node += mach->node[x] != mach->node[y] ? g->w[e] : 0;
+			st->cut_llc += mach->node[x] != mach->node[y] ||
+				       mach->llc[x] != mach->llc[y] ? g->w[e] : 0;
+		}
+	}
+}
+
+/* Weight of @g's edges whose ends have different @owner. */
+static uint64_t xs_owner_cut(const struct xs_aff_graph *g, const uint32_t *owner, uint64_t *total)
+{
+	uint64_t cut = 0;
+
+	*total = 0;
+	for (uint32_t u = 0; u < g->nv; u++)
+		for (uint64_t e = g->xadj[u]; e < g->xadj[u + 1]; e++) {
+			if (g->adj[e] < u)
+				continue;
+			*total += g->w[e];
+			cut += owner[u] != owner[g->adj[e]] ? g->w[e] : 0;
+		}
+	return cut;
+}
+
+int xs_aff_schedule_cut(const struct xs_aff_graph *g, const struct xs_affinity_map *m,
+			uint64_t *cut, uint64_t *static_cut, uint64_t *total)
+{
+	uint32_t *owner, *start;
+
+	if (g->nv != m->nthreads || !m->nworkers)
+		return -EINVAL;
+	owner = malloc((g->nv ? g->nv : 1) * sizeof(*owner));
+	start = malloc(((size_t)m->nworkers + 1) * sizeof(*start));
+	if (!owner || !start) {
+		free(owner);
+		free(start);
+		return -ENOMEM;
+	}
+	for (uint32_t w = 0; w < m->nworkers; w++)
+		for (uint32_t p = m->start[w]; p < m->start[w + 1]; p++)
+			owner[m->order[p]] = w;
+	*cut = xs_owner_cut(g, owner, total);
+	xs_static_owner(m->n, m->granule, g->nv, m->nworkers, start, owner);
+	*static_cut = xs_owner_cut(g, owner, total);
+	free(owner);
+	free(start);
 	return 0;
 }
 
+const char *xs_aff_plan_kind_str(enum xs_aff_plan_kind kind)
+{
+	switch (kind) {
+	case XS_AFF_PLAN_METIS:
+		return "partitioned along the machine (METIS)";
+	case XS_AFF_PLAN_STATIC_ONE:
+		return "the static split: the workers share one cache domain, nothing to keep "
+		       "apart";
+	default:
+		return "the static split: METIS cuts no less than a tenth below it between "
+		       "cache domains";
+	}
+}
+
 int xs_aff_plan(const struct xs_aff_graph *g, const struct xs_aff_machine *mach, uint64_t n,
-		uint64_t granule, struct xs_affinity_map *out, struct xs_aff_plan_stats *st)
+		uint64_t granule, const struct xs_aff_plan_cfg *cfg, struct xs_affinity_map *out,
+		struct xs_aff_plan_stats *st)
 {
 	struct xs_plan p = { .g = g, .m = mach };
-	uint32_t *v = NULL, *w = NULL;
+	uint32_t *v = NULL, *w = NULL, *sowner = NULL, *sstart = NULL;
 	uint64_t total = 0, scale;
+	struct xs_aff_plan_stats ss;
 	struct timespec t0, t1;
+	bool force = cfg && cfg->force;
+	double gain = cfg && cfg->bfs_gain > 0 ? cfg->bfs_gain : 1.25;
 	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	memset(st, 0, sizeof(*st));
-	if (!g->nv || !mach->nworkers)
+	if (!g->nv || !mach->nworkers || !granule ||
+	    n / granule + (n % granule != 0) != g->nv)
 		return -EINVAL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	p.owner = calloc(g->nv, sizeof(*p.owner));
@@ -268,9 +428,12 @@ int xs_aff_plan(const struct xs_aff_graph *g, const struct xs_aff_machine *mach,
 	p.vwgt = malloc(g->nv * sizeof(*p.vwgt));
 	v = malloc(g->nv * sizeof(*v));
 	w = malloc(mach->nworkers * sizeof(*w));
+	sowner = malloc(g->nv * sizeof(*sowner));
+	sstart = malloc(((size_t)mach->nworkers + 1) * sizeof(*sstart));
 	out->start = calloc((size_t)mach->nworkers + 1, sizeof(*out->start));
 	out->order = malloc(g->nv * sizeof(*out->order));
-	if (!p.owner || !p.local || !p.vwgt || !v || !w || !out->start || !out->order)
+	if (!p.owner || !p.local || !p.vwgt || !v || !w || !sowner || !sstart || !out->start ||
+	    !out->order)
 		goto out;
 	for (uint32_t u = 0; u < g->nv; u++)
 		total += g->vw[u];
@@ -282,31 +445,56 @@ int xs_aff_plan(const struct xs_aff_graph *g, const struct xs_aff_machine *mach,
 	}
 	for (uint32_t i = 0; i < mach->nworkers; i++)
 		w[i] = i;
+	/* Cache domains: distinct (node, LLC) pairs among the workers. */
+	for (uint32_t i = 0; i < mach->nworkers; i++) {
+		uint32_t j = 0;
+
+		while (j < i && (mach->node[j] != mach->node[i] || mach->llc[j] != mach->llc[i]))
+			j++;
+		st->domains += j == i;
+	}
+	xs_static_owner(n, granule, g->nv, mach->nworkers, sstart, sowner);
+	xs_cuts(g, mach, sowner, &ss);
 	xs_plan_rec(&p, v, g->nv, w, mach->nworkers, XS_LVL_NODE);
 	ret = p.ret;
 	if (ret)
 		goto out;
-	ret = xs_plan_order(g, p.owner, mach->nworkers, out);
-	if (ret)
-		goto out;
+	xs_cuts(g, mach, p.owner, st);
+	st->metis_cut_llc = st->cut_llc;
+	st->metis_cut = st->cut;
+	st->static_cut_llc = ss.cut_llc;
+	st->static_cut = ss.cut;
+	if (st->domains < 2)
+		st->kind = XS_AFF_PLAN_STATIC_ONE;
+	else if (!st->static_cut_llc ||
+		 (double)st->metis_cut_llc > 0.9 * (double)st->static_cut_llc)
+		st->kind = XS_AFF_PLAN_STATIC_NOGAIN;
+	else
+		st->kind = XS_AFF_PLAN_METIS;
+	if (st->kind != XS_AFF_PLAN_METIS && !force) {
+		memcpy(out->start, sstart, ((size_t)mach->nworkers + 1) * sizeof(*sstart));
+		for (uint32_t u = 0; u < g->nv; u++)
+			out->order[u] = u;
+		st->total = ss.total;
+		st->cut = ss.cut;
+		st->cut_node = ss.cut_node;
+		st->cut_llc = ss.cut_llc;
+	} else {
+		if (force)
+			st->kind = XS_AFF_PLAN_METIS;
+		ret = xs_plan_order(g, p.owner, mach->nworkers, gain, out);
+		if (ret < 0)
+			goto out;
+		st->parts_bfs = (uint32_t)ret;
+		ret = 0;
+	}
 	out->n = n;
 	out->granule = granule;
 	out->nthreads = g->nv;
 	out->nworkers = mach->nworkers;
 	out->machine = mach->hash;
 	snprintf(out->machine_desc, sizeof(out->machine_desc), "%s", mach->desc);
-	for (uint32_t u = 0; u < g->nv; u++) {
-		for (uint64_t e = g->xadj[u]; e < g->xadj[u + 1]; e++) {
-			uint32_t x = p.owner[u], y = p.owner[g->adj[e]];
-
-			if (g->adj[e] < u)
-				continue;
-			st->total += g->w[e];
-			st->cut += x != y ? g->w[e] : 0;
-			st->cut_node += mach->node[x] != mach->node[y] ? g->w[e] : 0;
-			st->cut_llc += mach->llc[x] != mach->llc[y] ? g->w[e] : 0;
-		}
-	}
+	xs_affinity_map_classify(out);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	st->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 out:
@@ -315,6 +503,8 @@ out:
 	free(p.vwgt);
 	free(v);
 	free(w);
+	free(sowner);
+	free(sstart);
 	if (ret)
 		xs_affinity_map_free(out);
 	return ret;

@@ -17,6 +17,15 @@
  *    the first access per page and logical thread is seen (the way NUMA
  *    balancing samples), far fewer faults.
  *
+ * Cost: a fault (two in step mode, with two mprotects) per access seen.
+ * Three levers, none changing what a seen access means: the index table is
+ * sized to the watched bytes (no fixed price on small data); page mode
+ * protects the pages a logical thread opened again with one mprotect per
+ * run of adjacent pages; and cfg.sample watches one page in N (by a hash of
+ * the page number, the same pages for the whole loop, the way NUMA
+ * balancing samples a share of the address space), so about N times fewer
+ * faults and a graph of the addresses on those pages.
+ *
  * The inverted index is built online, as the seed's Figure 4 wants, in
  * memory reserved up front (the handler never allocates): an open-
  * addressing table of addresses, each remembering the last logical thread
@@ -122,6 +131,7 @@ static struct {
 	pid_t tid;
 	uint32_t shift;
 	bool step;
+	uint32_t sample;
 	uint32_t cur;
 	uintptr_t pg;
 	struct xs_aff_region regions[XS_AFF_MAX_REGIONS];
@@ -249,11 +259,64 @@ static void xs_rec_segv(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+static int xs_rec_cmp_page(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Protect the open pages again: one mprotect per run of adjacent pages
+ * (outside the handlers: qsort is not async-signal-safe). */
+static void xs_rec_close_runs(void)
+{
+	uint64_t i = 0;
+
+	if (xs_rec.nopen > 1)
+		qsort(xs_rec.open, xs_rec.nopen, sizeof(*xs_rec.open), xs_rec_cmp_page);
+	while (i < xs_rec.nopen) {
+		uintptr_t lo = xs_rec.open[i], hi = lo + xs_rec.pg;
+
+		while (++i < xs_rec.nopen && xs_rec.open[i] <= hi)
+			hi = xs_rec.open[i] + xs_rec.pg;
+		mprotect((void *)lo, hi - lo, PROT_NONE);
+	}
+	xs_rec.nopen = 0;
+}
+
+/* The same from the SIGTRAP handler (step mode: a page or two). */
 static void xs_rec_close_open(void)
 {
 	for (uint64_t i = 0; i < xs_rec.nopen; i++)
 		mprotect((void *)xs_rec.open[i], xs_rec.pg, PROT_NONE);
 	xs_rec.nopen = 0;
+}
+
+/* Whether page @page is one the recording watches (cfg.sample). */
+static bool xs_rec_sampled(uintptr_t page)
+{
+	uint64_t h = (uint64_t)(page / xs_rec.pg) * 0x9e3779b97f4a7c15ull;
+
+	return xs_rec.sample <= 1 || (h >> 40) % xs_rec.sample == 0;
+}
+
+/* Protect (@prot PROT_NONE) or open the watched pages of the regions: one
+ * call per region, or per sampled page. Returns 0 or -errno. */
+static int xs_rec_protect(int prot)
+{
+	for (uint32_t i = 0; i < xs_rec.nregions; i++) {
+		uintptr_t lo = xs_rec.regions[i].lo, hi = xs_rec.regions[i].hi;
+
+		if (xs_rec.sample <= 1 || prot != PROT_NONE) {
+			if (mprotect((void *)lo, hi - lo, prot))
+				return -errno;
+			continue;
+		}
+		for (uintptr_t p = lo; p < hi; p += xs_rec.pg)
+			if (xs_rec_sampled(p) && mprotect((void *)p, xs_rec.pg, prot))
+				return -errno;
+	}
+	return 0;
 }
 
 static void xs_rec_trap(int sig, siginfo_t *si, void *uc)
@@ -390,8 +453,14 @@ int xs_aff_record(uint64_t n, uint64_t granule, const struct xs_aff_record_cfg *
 		pages += (xs_rec.regions[i].hi - xs_rec.regions[i].lo) / xs_rec.pg;
 	xs_rec.shift = cfg->shift;
 	xs_rec.step = cfg->step && xs_aff_can_step();
+	xs_rec.sample = cfg->sample;
 	xs_rec.max_edges = cfg->max_edges ? cfg->max_edges : 1u << 22;
 	xs_rec.max_entries = cfg->max_entries ? cfg->max_entries : 1u << 26;
+	/* No more addresses than the watched bytes hold: a table sized to
+	 * them costs no fixed price on small data (the scan at the end and
+	 * the pages the hash spreads keys over). */
+	if (!cfg->max_edges && (pages * xs_rec.pg) >> xs_rec.shift < xs_rec.max_edges)
+		xs_rec.max_edges = ((pages * xs_rec.pg) >> xs_rec.shift) + 1;
 	if (xs_rec.max_edges > UINT32_MAX / 2)
 		xs_rec.max_edges = UINT32_MAX / 2;
 	while (cap < 2 * xs_rec.max_edges)
@@ -422,19 +491,15 @@ int xs_aff_record(uint64_t n, uint64_t granule, const struct xs_aff_record_cfg *
 		ret = -errno;
 		goto out_segv;
 	}
-	for (uint32_t i = 0; i < xs_rec.nregions; i++) {
-		if (mprotect((void *)xs_rec.regions[i].lo,
-			     xs_rec.regions[i].hi - xs_rec.regions[i].lo, PROT_NONE)) {
-			ret = -errno;
-			goto out_unprotect;
-		}
-	}
+	ret = xs_rec_protect(PROT_NONE);
+	if (ret)
+		goto out_unprotect;
 	t0 = xs_rec_now();
 	for (uint64_t k = 0; k < T; k++) {
 		uint64_t lo = k * granule, hi = n - lo > granule ? lo + granule : n;
 
 		if (xs_rec.nopen)
-			xs_rec_close_open();
+			xs_rec_close_runs();
 		/* The handlers run on this thread, between our own
 		 * instructions: no ordering to publish. */
 		xs_rec.cur = (uint32_t)k;
@@ -442,9 +507,7 @@ int xs_aff_record(uint64_t n, uint64_t granule, const struct xs_aff_record_cfg *
 	}
 	h->seconds = xs_rec_now() - t0;
 out_unprotect:
-	for (uint32_t i = 0; i < xs_rec.nregions; i++)
-		mprotect((void *)xs_rec.regions[i].lo,
-			 xs_rec.regions[i].hi - xs_rec.regions[i].lo, PROT_READ | PROT_WRITE);
+	xs_rec_protect(PROT_READ | PROT_WRITE);
 	sigaction(SIGTRAP, &xs_rec.old_trap, NULL);
 out_segv:
 	sigaction(SIGSEGV, &xs_rec.old_segv, NULL);
@@ -504,6 +567,7 @@ int xs_affinity_record_loop(struct xs_runtime *rt, uint64_t n, xs_aff_chunk_fn f
 	j.granule = xs_aff_granule(n, rt->opt.affinity_granule);
 	j.cfg.shift = (uint32_t)rt->opt.affinity_shift;
 	j.cfg.step = rt->opt.affinity_step;
+	j.cfg.sample = (uint32_t)rt->opt.affinity_sample;
 	ret = xs_runtime_parallel(rt, xs_rec_worker, &j);
 	if (ret >= 0)
 		ret = j.ret;

@@ -334,6 +334,14 @@ static bool xs_affinity_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, u
 
 	if (c->pos == c->pos_end && !xs_hybrid_next(d, c, &c->pos, &c->pos_end))
 		return false;
+	if (m->identity) { /* positions are logical threads: one range */
+		a = c->pos * g;
+		b = d->n - a > (c->pos_end - c->pos) * g ? c->pos_end * g : d->n;
+		c->pos = c->pos_end;
+		*lo = a;
+		*hi = b;
+		return true;
+	}
 	k = m->order[c->pos++];
 	a = k * g;
 	b = d->n - a > g ? a + g : d->n;
@@ -514,8 +522,9 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 {
 	struct xs_loop_sched s;
 	struct xs_loop_slot *slots = NULL;
-	const struct xs_affinity_map *amap = NULL;
-	int ret;
+	const struct xs_affinity_map *amap = NULL, *tried = NULL;
+	double t0 = 0;
+	int ret, picked = XS_AFF_RUN_SCHEDULE;
 
 	if (!rt || !j->fn.s64)
 		return -EINVAL;
@@ -540,6 +549,15 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		amap = xs_affinity_lookup(rt, n, rt->nworkers);
 		if (!amap)
 			s.kind = XS_LOOP_HYBRID;
+		tried = amap;
+		picked = amap ? xs_affinity_trial_pick(amap, n, (uint32_t)rt->opt.affinity_trial)
+			      : XS_AFF_RUN_SCHEDULE;
+		if (picked != XS_AFF_RUN_SCHEDULE) {
+			amap = NULL;
+			s.kind = picked == XS_AFF_RUN_STATIC ? XS_LOOP_STATIC : XS_LOOP_HYBRID;
+			s.chunk = picked == XS_AFF_RUN_STATIC ? 0 : s.chunk;
+		}
+		t0 = tried ? xs_affinity_trial_now() : 0;
 	}
 	if (s.kind == XS_LOOP_HYBRID || amap) {
 		slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
@@ -556,6 +574,9 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
 				  xs_load_acquire(&rt->victims));
 	ret = xs_runtime_parallel(rt, xs_for_worker, j);
+	if (tried && ret >= 0)
+		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,
+				       xs_affinity_trial_now() - t0, rt->opt.verbose);
 	free(slots);
 	return ret;
 }

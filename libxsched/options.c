@@ -137,6 +137,14 @@ static const struct xs_option_def xs_option_table[] = {
 	{ "XSCHED_AFFINITY_STEP", XS_OPT_BOOL, XS_OPT(affinity_step), 1, 0, 1, "0 or 1", "1",
 	  "record every access by single-stepping the faulting instruction (x86-64); 0 = the "
 	  "first access per page and logical thread", NULL },
+	{ "XSCHED_AFFINITY_SAMPLE", XS_OPT_INT, XS_OPT(affinity_sample), 1, 1, 4096, "1..4096",
+	  "1",
+	  "record only one page in this many of the registered regions (the same pages "
+	  "throughout, by a hash): about that many times fewer faults and addresses seen", NULL },
+	{ "XSCHED_AFFINITY_TRIAL", XS_OPT_INT, XS_OPT(affinity_trial), 3, 0, 64, "0..64", "3",
+	  "xs_parallel_for() loops that replay a schedule first run this many times each "
+	  "under it, hybrid and static, timed, then keep the fastest; 0 = always the schedule",
+	  NULL },
 	{ "XSCHED_RESCUE_US", XS_OPT_INT, XS_OPT(rescue_us), 2000, 1, 10000000, "1..10000000",
 	  "2000",
 	  "a victim that xschedd shows preempted or stopped for this long is stranded: "

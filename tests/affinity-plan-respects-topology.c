@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * xsched-affinity plan partitions along the machine: on a synthetic
- * machine of 2 nodes x 2 LLCs x 2 cores (XSCHED_SYSFS_ROOT), a graph of 8
- * tight groups of 12 logical threads, linked in pairs (what an LLC should
- * share) and in fours (what a node should share), gets each group on one
+ * machine of 2 nodes x 2 LLCs x 2 cores (XSCHED_SYSFS_ROOT), the planted
+ * graph (affinity-planted.h: 8 tight groups of 12 logical threads, linked
+ * in pairs and in fours, scattered over the ids) gets each group on one
  * worker, every group on its own worker, pairs on one LLC and fours on one
  * node; the schedule names that machine.
  */
@@ -14,64 +14,7 @@
 #include "topology-test.h"
 #include "xs_test.h"
 
-#define GROUPS 8
-#define PER 12
-#define T (GROUPS * PER)
-
-static uint64_t eoff[256];
-static uint32_t th[4096];
-static uint64_t ne, nent;
-
-static void edge_begin(void)
-{
-	eoff[ne] = nent;
-}
-
-static void edge_add(uint32_t t)
-{
-	th[nent++] = t;
-}
-
-static void edge_end(void)
-{
-	eoff[++ne] = nent;
-}
-
-static void planted(const char *path)
-{
-	static uint32_t vw[T];
-	struct xs_aff_hgraph h = { .n = T, .granule = 1, .nthreads = T, .vweight = vw,
-				   .eoff = eoff, .ethreads = th };
-
-	for (uint32_t t = 0; t < T; t++)
-		vw[t] = 10;
-	for (uint32_t g = 0; g < GROUPS; g++)
-		for (int r = 0; r < 10; r++) {
-			edge_begin();
-			for (uint32_t i = 0; i < PER; i++)
-				edge_add(g * PER + i);
-			edge_end();
-		}
-	for (uint32_t a = 0; a < GROUPS / 2; a++)
-		for (int r = 0; r < 3; r++) {
-			edge_begin();
-			for (uint32_t g = 2 * a; g < 2 * a + 2; g++)
-				for (uint32_t i = 0; i < 4; i++)
-					edge_add(g * PER + i);
-			edge_end();
-		}
-	for (uint32_t b = 0; b < GROUPS / 4; b++) {
-		edge_begin();
-		for (uint32_t g = 4 * b; g < 4 * b + 4; g++)
-			for (uint32_t i = 4; i < 6; i++)
-				edge_add(g * PER + i);
-		edge_end();
-	}
-	h.nedges = ne;
-	h.nentries = nent;
-	if (xs_aff_hgraph_write(path, &h))
-		abort();
-}
+#include "affinity-planted.h"
 
 TEST(groups_follow_nodes_and_llcs)
 {
@@ -108,10 +51,11 @@ TEST(groups_follow_nodes_and_llcs)
 	for (uint32_t w = 0; w < m.nworkers; w++)
 		for (uint32_t p = m.start[w]; p < m.start[w + 1]; p++)
 			owner[m.order[p]] = w;
+	EXPECT_FALSE(m.identity);
 	for (uint32_t g = 0; g < GROUPS; g++) {
-		gw[g] = owner[g * PER];
+		gw[g] = owner[id_of(g * PER)];
 		for (uint32_t i = 1; i < PER; i++) {
-			EXPECT_EQ(gw[g], owner[g * PER + i]) TH_LOG("group %u split", g);
+			EXPECT_EQ(gw[g], owner[id_of(g * PER + i)]) TH_LOG("group %u split", g);
 		}
 		for (uint32_t h = 0; h < g; h++) {
 			EXPECT_NE(gw[h], gw[g]) TH_LOG("groups %u and %u share a worker", h, g);

@@ -5,7 +5,9 @@
 # show and plan the graph, replay the schedule in xs_parallel_for() and in
 # the drop-in's schedule(runtime) loop (every iteration once, the same
 # result, no fallback message), and a schedule for another machine (3
-# workers) is named stale and its loops run hybrid with the right result.
+# workers) is named stale and its loops run hybrid with the right result;
+# show --graph gives a schedule's cut on a graph (a sampled recording's
+# plan on the full graph) and names a graph of another loop.
 set -uo pipefail
 
 . "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
@@ -24,7 +26,7 @@ if [[ ! -x $tool || ! -f $build/libxsched.a || ! -f $dropin ]]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..8"
+echo "1..10"
 
 cat >"$tmp/rec.c" <<'EOF'
 #include <stdint.h>
@@ -133,4 +135,20 @@ result $([[ $got == *"$tmp/g: is an xsched affinity graph"*"not an affinity sche
 s=$?
 result $((s == 2 && $(grep -c "dense-ratio '2' is invalid: expected 0..1" "$tmp/out") == 1)) \
 	"a bad --dense-ratio is named with its range" "$(describe $s)" "$(cat "$tmp/out")"
+
+XSCHED_AFFINITY_SAMPLE=4 "$tool" record -o "$tmp/g4" -- "$tmp/rec" 4096 >/dev/null 2>&1
+"$tool" plan "$tmp/g4" -o "$tmp/s4" >/dev/null 2>&1
+"$tool" show "$tmp/s4" --graph "$tmp/g" >"$tmp/out" 2>&1
+s=$?
+result $((s == 0 && $(grep -Ec "^  on graph $tmp/g \(DenseRatio 0.9, edge weight [1-9][0-9]*\): \
+this schedule cuts [0-9.]+% between workers, the static split [0-9.]+%$" "$tmp/out") == 1)) \
+	"show --graph: a sampled recording's plan on the full graph" "$(describe $s)" \
+	"$(cat "$tmp/out")"
+
+XSCHED_AFFINITY_GRANULE=2 "$tool" record -o "$tmp/g2" -- "$tmp/rec" 4096 >/dev/null 2>&1
+"$tool" show "$tmp/s" --graph "$tmp/g2" >"$tmp/out" 2>&1
+s=$?
+result $((s == 1 && $(grep -c "$tmp/g2: a loop of 4096 iterations in 2048 logical threads, \
+the schedule's is 4096 in 4096: not the same loop" "$tmp/out") == 1)) \
+	"show --graph names a graph of another loop" "$(describe $s)" "$(cat "$tmp/out")"
 exit $failed

@@ -3,8 +3,8 @@
  * xsched-affinity - affinity-graph schedules from a profiling run.
  *
  *   xsched-affinity record -o GRAPH [--granule G] [--shift S] [--page-mode] -- PROG ARGS
- *   xsched-affinity plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P]
- *   xsched-affinity show FILE
+ *   xsched-affinity plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P] [--force]
+ *   xsched-affinity show FILE [--graph GRAPH [--dense-ratio R]]
  *
  * record runs PROG with XSCHED_LOOP_SCHEDULE=affinity and
  * XSCHED_AFFINITY_RECORD=GRAPH: its first such xs_parallel_for() loop runs
@@ -36,8 +36,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: " PROG " record -o GRAPH [--granule G] [--shift S] [--page-mode] -- PROG [ARGS...]\n"
-"       " PROG " plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P]\n"
-"       " PROG " show FILE\n"
+"       " PROG " plan GRAPH -o SCHEDULE [--dense-ratio R] [--workers P] [--force]\n"
+"       " PROG " show FILE [--graph GRAPH [--dense-ratio R]]\n"
 "\n"
 "record  run PROG, recording the memory its first XSCHED_LOOP_SCHEDULE=affinity\n"
 "        loop touches (regions of xs_affinity_region_add()), per logical thread:\n"
@@ -48,7 +48,11 @@ static void usage(FILE *f)
 "        XSCHED_BIND, XSCHED_WORKERS as the runtime reads them) with METIS:\n"
 "        --dense-ratio R  drop addresses shared by more than R x threads (default 0.9)\n"
 "        --workers P      workers of the runs that replay it (default: as the runtime)\n"
-"show    print a graph's or a schedule's header and summary\n"
+"        --force          keep the partition where the plan would choose the static\n"
+"                         split (one cache domain, or too little saved between domains)\n"
+"show    print a graph's or a schedule's header and summary; with --graph, the\n"
+"        schedule's cut on that graph (at --dense-ratio, default 0.9) beside the\n"
+"        static split's (a plan from a sampled recording on the full graph)\n"
 "Replay: XSCHED_LOOP_SCHEDULE=affinity XSCHED_AFFINITY_FILE=SCHEDULE PROG ARGS\n"
 "Exit status: 0, 1 on failure, 2 on bad usage.\n");
 }
@@ -169,9 +173,11 @@ static int cmd_plan(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "dense-ratio", required_argument, NULL, 'd' },
 		{ "workers", required_argument, NULL, 'w' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct xs_aff_plan_cfg cfg = { 0 };
 	const char *out = NULL, *in;
 	double ratio = 0.9, v;
 	uint32_t workers = 0;
@@ -199,6 +205,9 @@ static int cmd_plan(int argc, char **argv)
 				return 2;
 			}
 			workers = (uint32_t)v;
+			break;
+		case 'f':
+			cfg.force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -228,18 +237,23 @@ static int cmd_plan(int argc, char **argv)
 	}
 	if (xs_aff_graph_build(&h, ratio, 1ull << 31, &g))
 		goto out;
-	if (xs_aff_plan(&g, &mach, h.n, h.granule, &map, &st))
+	if (xs_aff_plan(&g, &mach, h.n, h.granule, &cfg, &map, &st))
 		goto out;
 	if (xs_affinity_map_write(out, &map))
 		goto out;
-	printf("%s: %u logical threads of %s over %s (%s): graph of %llu edges (%llu "
-	       "addresses pruned at DenseRatio %g); cut between workers %.1f%%, LLCs %.1f%%, "
-	       "nodes %.1f%% of the edge weight; METIS %.3f s\n", out, map.nthreads, in,
-	       mach.desc, topo->source, (unsigned long long)g.ne / 2,
+	printf("%s: %u logical threads of %s over %s (%s, %u cache domains): graph of %llu "
+	       "edges (%llu addresses pruned at DenseRatio %g); cut between workers %.1f%%, "
+	       "LLCs %.1f%%, nodes %.1f%% of the edge weight; METIS %.3f s\n", out, map.nthreads,
+	       in, mach.desc, topo->source, st.domains, (unsigned long long)g.ne / 2,
 	       (unsigned long long)g.pruned, ratio,
 	       st.total ? 100.0 * (double)st.cut / (double)st.total : 0.0,
 	       st.total ? 100.0 * (double)st.cut_llc / (double)st.total : 0.0,
 	       st.total ? 100.0 * (double)st.cut_node / (double)st.total : 0.0, st.seconds);
+	printf("  schedule: %s; between cache domains METIS cuts %.1f%%, the static split "
+	       "%.1f%%; %u of %u parts breadth-first\n", xs_aff_plan_kind_str(st.kind),
+	       st.total ? 100.0 * (double)st.metis_cut_llc / (double)st.total : 0.0,
+	       st.total ? 100.0 * (double)st.static_cut_llc / (double)st.total : 0.0,
+	       st.parts_bfs, map.nworkers);
 	ret = 0;
 out:
 	xs_affinity_map_free(&map);
@@ -250,7 +264,37 @@ out:
 	return ret;
 }
 
-static int show_schedule(const char *path)
+/* The cut of schedule @m on graph @gpath at @ratio. */
+static int show_cut_on(const struct xs_affinity_map *m, const char *gpath, double ratio)
+{
+	struct xs_aff_hgraph h;
+	struct xs_aff_graph g = { 0 };
+	uint64_t cut, scut, total;
+	int ret = 1;
+
+	if (xs_aff_hgraph_read(gpath, &h))
+		return 1;
+	if (h.nthreads != m->nthreads || h.n != m->n) {
+		fprintf(stderr, PROG ": %s: a loop of %llu iterations in %u logical threads, the "
+			"schedule's is %llu in %u: not the same loop\n", gpath,
+			(unsigned long long)h.n, h.nthreads, (unsigned long long)m->n, m->nthreads);
+		goto out;
+	}
+	if (xs_aff_graph_build(&h, ratio, 1ull << 31, &g) ||
+	    xs_aff_schedule_cut(&g, m, &cut, &scut, &total))
+		goto out;
+	printf("  on graph %s (DenseRatio %g, edge weight %llu): this schedule cuts %.1f%% "
+	       "between workers, the static split %.1f%%\n", gpath, ratio,
+	       (unsigned long long)total, total ? 100.0 * (double)cut / (double)total : 0.0,
+	       total ? 100.0 * (double)scut / (double)total : 0.0);
+	ret = 0;
+out:
+	xs_aff_graph_free(&g);
+	xs_aff_hgraph_free(&h);
+	return ret;
+}
+
+static int show_schedule(const char *path, const char *gpath, double ratio)
 {
 	struct xs_affinity_map m;
 
@@ -259,6 +303,9 @@ static int show_schedule(const char *path)
 	printf("schedule %s: loop of %llu iterations, %u logical threads of %llu, planned for "
 	       "%s (machine %016llx)\n", path, (unsigned long long)m.n, m.nthreads,
 	       (unsigned long long)m.granule, m.machine_desc, (unsigned long long)m.machine);
+	if (m.identity)
+		printf("  identity order: each worker runs one range of consecutive iterations, as "
+		       "the static schedule does\n");
 	for (uint32_t w = 0; w < m.nworkers; w++) {
 		uint32_t a = m.start[w], b = m.start[w + 1], runs = 0;
 
@@ -269,6 +316,10 @@ static int show_schedule(const char *path)
 			printf(" %u", m.order[i]);
 		printf("%s\n", b - a > 8 ? " ..." : "");
 	}
+	if (gpath && show_cut_on(&m, gpath, ratio)) {
+		xs_affinity_map_free(&m);
+		return 1;
+	}
 	xs_affinity_map_free(&m);
 	return 0;
 }
@@ -277,15 +328,28 @@ static int cmd_show(int argc, char **argv)
 {
 	struct xs_aff_hgraph h;
 	char magic[8] = { 0 };
+	const char *gpath = NULL;
+	double ratio = 0.9;
 	FILE *f;
 
-	if (argc != 2 || argv[1][0] == '-') {
+	if (argc < 2 || argv[1][0] == '-') {
 		if (argc == 2 && !strcmp(argv[1], "--help")) {
 			usage(stdout);
 			return 0;
 		}
-		fprintf(stderr, PROG " show: expected show FILE\n");
+		fprintf(stderr, PROG " show: expected show FILE [--graph GRAPH [--dense-ratio R]]\n");
 		return 2;
+	}
+	for (int i = 2; i < argc; i += 2) {
+		if (i + 1 >= argc || (strcmp(argv[i], "--graph") && strcmp(argv[i], "--dense-ratio"))) {
+			fprintf(stderr, PROG " show: unexpected '%s': expected show FILE [--graph "
+				"GRAPH [--dense-ratio R]]\n", argv[i]);
+			return 2;
+		}
+		if (!strcmp(argv[i], "--graph"))
+			gpath = argv[i + 1];
+		else if (parse_double("--dense-ratio", argv[i + 1], 0, 1, &ratio))
+			return 2;
 	}
 	f = fopen(argv[1], "rb");
 	if (!f) {
@@ -296,7 +360,12 @@ static int cmd_show(int argc, char **argv)
 		memset(magic, 0, 8);
 	fclose(f);
 	if (memcmp(magic, "XSAFGRPH", 8))
-		return show_schedule(argv[1]);
+		return show_schedule(argv[1], gpath, ratio);
+	if (gpath) {
+		fprintf(stderr, PROG " show: %s is a graph: --graph goes with a schedule\n",
+			argv[1]);
+		return 2;
+	}
 	if (xs_aff_hgraph_read(argv[1], &h))
 		return 1;
 	printf("graph %s: loop of %llu iterations, %u logical threads of %llu; %llu accesses "

@@ -646,25 +646,29 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const char *const sched_names[] = { "static", "hybrid", "affinity" };
+static const char *const sched_names[] = { "static", "hybrid", "affinity", "partitioned" };
 
 /* One kernel: record, plan, then the schedules side by side. */
 static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kstate *k,
 		      const char *label)
 {
-	struct xs_loop_sched sc[3] = {
+	struct xs_loop_sched sc[4] = {
 		{ .kind = XS_LOOP_STATIC },
 		{ .kind = XS_LOOP_HYBRID, .ns = 2, .nd = 4, .grain = 50 },
 		{ .kind = XS_LOOP_AFFINITY, .ns = 2, .nd = 4, .grain = 50 },
+		{ .kind = XS_LOOP_AFFINITY, .ns = 2, .nd = 4, .grain = 50 },
 	};
-	struct xs_aff_record_cfg cfg = { .shift = k->rec_shift, .step = k->rec_step };
+	struct xs_aff_record_cfg cfg = { .shift = k->rec_shift, .step = k->rec_step,
+					 .sample = (uint32_t)rt->opt.affinity_sample };
+	struct xs_aff_plan_cfg force = { .force = true };
 	struct xs_aff_hgraph h = { 0 };
 	struct xs_aff_graph g = { 0 };
 	struct xs_aff_machine mach = { 0 };
-	struct xs_affinity_map map = { 0 };
-	struct xs_aff_plan_stats st = { 0 };
-	double t_plain = 1e30, t_plan0, t_plan, *times[3], best[3], med[3];
-	int R = (int)o->repeat, failed = 0, ret;
+	struct xs_affinity_map map = { 0 }, fmap = { 0 }, *pmap;
+	int64_t trials = rt->opt.affinity_trial;
+	struct xs_aff_plan_stats st = { 0 }, fst = { 0 };
+	double t_plain = 1e30, t_plan0, t_plan, *times[4] = { 0 }, best[4], med[4];
+	int R = (int)o->repeat, failed = 0, ret, ns;
 	char why[256] = "";
 
 	for (int r = 0; r < 3; r++) {
@@ -687,19 +691,32 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	t_plan0 = aff_now();
 	if (xs_aff_graph_build(&h, k->dense, 1ull << 31, &g) ||
 	    xs_aff_machine_from_runtime(rt, &mach) ||
-	    xs_aff_plan(&g, &mach, k->n, 1, &map, &st)) {
+	    xs_aff_plan(&g, &mach, k->n, 1, NULL, &map, &st)) {
 		fprintf(stderr, PROG ": --affinity: %s: planning failed\n", label);
 		failed = 1;
 		goto out;
 	}
 	t_plan = aff_now() - t_plan0;
-	xs_affinity_override(&map);
-	for (int s = 0; s < 3; s++)
+	/* The fourth schedule: METIS's partition replayed without the trial
+	 * (what it costs on this machine), even where the plan chose the
+	 * static split. */
+	ns = 4;
+	if (st.kind != XS_AFF_PLAN_METIS &&
+	    xs_aff_plan(&g, &mach, k->n, 1, &force, &fmap, &fst)) {
+		fprintf(stderr, PROG ": --affinity: %s: planning failed\n", label);
+		failed = 1;
+		goto out;
+	}
+	pmap = st.kind == XS_AFF_PLAN_METIS ? &map : &fmap;
+	xs_affinity_trial_reset();
+	for (int s = 0; s < ns; s++)
 		times[s] = calloc((size_t)R, sizeof(double));
 	for (int r = 0; r < R; r++) {
-		for (int s = 0; s < 3; s++) {
+		for (int s = 0; s < ns; s++) {
 			double t0;
 
+			xs_affinity_override(s == 3 ? pmap : &map);
+			rt->opt.affinity_trial = s == 3 ? 0 : trials;
 			k->reset(k);
 			t0 = aff_now();
 			for (int w = 0; w < k->sweeps; w++)
@@ -714,7 +731,8 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		}
 	}
 	xs_affinity_override(NULL);
-	for (int s = 0; s < 3; s++) {
+	rt->opt.affinity_trial = trials;
+	for (int s = 0; s < ns; s++) {
 		qsort(times[s], (size_t)R, sizeof(double), cmp_double);
 		best[s] = times[s][0];
 		med[s] = times[s][R / 2];
@@ -722,30 +740,39 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	}
 	if (o->json)
 		printf("{\"affinity\":\"%s\",\"threads\":%u,\"n\":%llu,\"sweeps\":%d,"
-		       "\"status\":\"%s\",\"static_s\":%.6g,\"hybrid_s\":%.6g,\"affinity_s\":%.6g,"
+		       "\"status\":\"%s\",\"plan\":\"%s\",\"static_s\":%.6g,\"hybrid_s\":%.6g,"
+		       "\"affinity_s\":%.6g,\"partitioned_s\":%.6g,"
 		       "\"static_median_s\":%.6g,\"hybrid_median_s\":%.6g,"
-		       "\"affinity_median_s\":%.6g,\"static_over_affinity\":%.4f,"
-		       "\"record_mode\":\"%s\",\"record_s\":%.6g,\"plain_s\":%.6g,"
-		       "\"record_slowdown\":%.1f,"
+		       "\"affinity_median_s\":%.6g,\"partitioned_median_s\":%.6g,"
+		       "\"static_over_affinity\":%.4f,"
+		       "\"record_mode\":\"%s\",\"record_sample\":%u,\"record_s\":%.6g,"
+		       "\"record_us_per_access\":%.3g,"
+		       "\"plain_s\":%.6g,\"record_slowdown\":%.1f,"
 		       "\"accesses\":%llu,\"addresses\":%llu,\"shared\":%llu,\"graph_edges\":%llu,"
-		       "\"cut_percent\":%.2f,\"plan_s\":%.6g}\n",
+		       "\"cut_percent\":%.2f,\"metis_cut_percent\":%.2f,\"plan_s\":%.6g}\n",
 		       label, xs_runtime_workers(rt), (unsigned long long)k->n, k->sweeps,
-		       failed ? "error" : "ok", best[0], best[1], best[2], med[0], med[1], med[2],
-		       best[0] / best[2], k->rec_step ? "step" : "page", h.seconds, t_plain,
-		       h.seconds / t_plain,
+		       failed ? "error" : "ok", st.kind == XS_AFF_PLAN_METIS ? "metis" : "static",
+		       best[0], best[1], best[2], best[3], med[0], med[1], med[2], med[3],
+		       best[0] / best[2], k->rec_step ? "step" : "page", cfg.sample,
+		       h.seconds, h.accesses ? 1e6 * h.seconds / (double)h.accesses : 0.0,
+		       t_plain, h.seconds / t_plain,
 		       (unsigned long long)h.accesses, (unsigned long long)h.naddrs,
 		       (unsigned long long)h.nedges, (unsigned long long)g.ne / 2,
-		       st.total ? 100.0 * (double)st.cut / (double)st.total : 0.0, t_plan);
+		       st.total ? 100.0 * (double)st.cut / (double)st.total : 0.0,
+		       st.total ? 100.0 * (double)st.metis_cut / (double)st.total : 0.0, t_plan);
 	else
-		printf("  %-36s %8llu %4d %10.4f %10.4f %10.4f %7.3fx %7.3fx %9.0fx %-5s %6.1f%% "
-		       "%7.2f%s\n",
+		printf("  %-30s %7llu %4d %9.4f %9.4f %9.4f %-6s %9.4f %6.3fx %6.3fx %6.3fx %8.0fx "
+		       "%6.1f %-4s %5.1f%% %6.2f%s\n",
 		       label, (unsigned long long)k->n, k->sweeps, best[0], best[1], best[2],
-		       best[0] / best[2], best[1] / best[2], h.seconds / t_plain,
+		       st.kind == XS_AFF_PLAN_METIS ? "metis" : "static", best[3],
+		       best[0] / best[2], best[1] / best[2], best[0] / best[3], h.seconds / t_plain,
+		       h.accesses ? 1e6 * h.seconds / (double)h.accesses : 0.0,
 		       k->rec_step ? "step" : "page",
-		       st.total ? 100.0 * (double)st.cut / (double)st.total : 0.0, t_plan,
+		       st.total ? 100.0 * (double)st.metis_cut / (double)st.total : 0.0, t_plan,
 		       failed ? "  WRONG" : "");
 	fflush(stdout);
 out:
+	xs_affinity_map_free(&fmap);
 	xs_affinity_map_free(&map);
 	xs_aff_machine_free(&mach);
 	xs_aff_graph_free(&g);
@@ -770,6 +797,48 @@ static int load_mtx(const char *name, struct spmat *m)
 	return ret;
 }
 
+static const char *const aff_kernels[] = { "spmv-crs", "spmv-ccs", "spmm", "irreg", "radix" };
+
+/* Whether --affinity=LIST names @kernel (no LIST: every kernel). */
+static bool aff_selected(const struct options *o, const char *kernel)
+{
+	const char *p = o->affinity_only;
+	size_t len = strlen(kernel);
+
+	if (!p)
+		return true;
+	for (;;) {
+		if (!strncmp(p, kernel, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (!p)
+			return false;
+		p++;
+	}
+}
+
+/* Every name of --affinity=LIST is a kernel: 0, or -EINVAL (named). */
+static int aff_check_list(const struct options *o)
+{
+	const char *p = o->affinity_only;
+
+	while (p) {
+		size_t len = strcspn(p, ",");
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(aff_kernels) / sizeof(aff_kernels[0]); i++)
+			known |= strlen(aff_kernels[i]) == len && !strncmp(p, aff_kernels[i], len);
+		if (!known) {
+			fprintf(stderr, PROG ": --affinity=%s: unknown kernel '%.*s': expected a "
+				"comma-separated list of spmv-crs, spmv-ccs, spmm, irreg, radix\n",
+				o->affinity_only, (int)len, p);
+			return -EINVAL;
+		}
+		p = p[len] ? p + len + 1 : NULL;
+	}
+	return 0;
+}
+
 int affinity_run(const struct options *o)
 {
 	static const char *const mtx[] = { "jgl009", "pores_1", "lund_a" };
@@ -782,6 +851,8 @@ int affinity_run(const struct options *o)
 	char label[96];
 	int nm = 0;
 
+	if (aff_check_list(o))
+		return 1;
 	for (int i = 0; i < 3; i++)
 		if (load_mtx(mtx[i], &mats[i]) == 0)
 			nm = i + 1;
@@ -797,22 +868,29 @@ int affinity_run(const struct options *o)
 	}
 	if (!o->json) {
 		printf("xsched-bench --affinity: %u workers (%s); min of %ld runs, seconds per run "
-		       "of `sweeps` loops;\n  x: static / affinity and hybrid / affinity (> 1: "
-		       "affinity faster); rec: slowdown of the recorded serial run; cut: edge "
-		       "weight between workers\n", xs_runtime_workers(rt), rt->topo->source,
-		       o->repeat);
-		printf("  %-36s %8s %4s %10s %10s %10s %8s %8s %10s %-5s %7s %7s\n", "kernel",
-		       "n", "swp", "static", "hybrid", "affinity", "x stat", "x hyb", "rec", "mode",
-		       "cut", "plan_s");
+		       "of `sweeps` loops;\n  affinity: the plan's schedule (plan: metis, or "
+		       "static where it chose the static split) after the replay's trial\n"
+		       "  (XSCHED_AFFINITY_TRIAL=%lld); partition: METIS's partition replayed "
+		       "always;\n  x: static / affinity, hybrid / affinity, static / "
+		       "partition (> 1: faster than static); rec: slowdown of the recorded serial "
+		       "run,\n  us/acc: its microseconds per access seen "
+		       "(XSCHED_AFFINITY_SAMPLE=%lld); cut: METIS's edge weight\n  between "
+		       "workers\n", xs_runtime_workers(rt), rt->topo->source, o->repeat,
+		       (long long)rt->opt.affinity_trial, (long long)rt->opt.affinity_sample);
+		printf("  %-30s %7s %4s %9s %9s %9s %-6s %9s %7s %7s %7s %9s %6s %-4s %6s %6s\n",
+		       "kernel", "n", "swp", "static", "hybrid", "affinity", "plan", "partition",
+		       "x stat", "x hyb", "x part", "rec", "us/acc", "mode", "cut", "plan_s");
 	}
 	for (int m = 0; m < nm; m++) {
 		void (*bodies[3])(struct kstate *, uint64_t, uint64_t) = { spmv_crs, spmv_ccs,
 									    spmm_row };
-		static const char *const bn[3] = { "spmv-crs", "spmv-ccs", "spmm" };
+		const char *const *bn = aff_kernels;
 
 		for (int b = 0; b < 3; b++) {
 			struct kstate k = { 0 };
 
+			if (!aff_selected(o, bn[b]))
+				continue;
 			snprintf(label, sizeof(label), "%s %s", bn[b], mnames[m]);
 			if (spmat_setup(&k, &mats[m], bodies[b], (unsigned)P)) {
 				fprintf(stderr, PROG ": --affinity: %s: out of memory\n", label);
@@ -823,7 +901,7 @@ int affinity_run(const struct options *o)
 			kfree(&k);
 		}
 	}
-	for (int e = 0; e < (o->quick ? 2 : 3); e++) {
+	for (int e = 0; e < (o->quick ? 2 : 3) && aff_selected(o, "irreg"); e++) {
 		struct kstate k = { 0 };
 		uint64_t E = o->quick ? quick_edges[e] : edges[e];
 
@@ -834,7 +912,7 @@ int affinity_run(const struct options *o)
 			failed |= aff_kernel(rt, o, &k, label);
 		kfree(&k);
 	}
-	{
+	if (aff_selected(o, "radix")) {
 		struct kstate k = { 0 };
 		uint64_t nkeys = o->quick ? 1u << 20 : 1u << 23;
 

@@ -71,8 +71,9 @@ static void usage(FILE *f)
 "  --sweep           task size x steal size under ws and rp, speedup over slb\n"
 "  --dgemm           DGEMM: xsched static, dynamic, hybrid vs threaded OpenBLAS,\n"
 "                    BLIS; quiet and with a 50%% hog on one CPU (n 1024..4096)\n"
-"  --affinity        the affinity-graph kernels (SpMV CRS/CCS, SpMM, IRREG, radix)\n"
-"                    under static, hybrid and a recorded affinity schedule\n"
+"  --affinity[=LIST] the affinity-graph kernels (SpMV CRS/CCS, SpMM, IRREG, radix)\n"
+"                    under static, hybrid and a recorded affinity schedule; LIST:\n"
+"                    some of spmv-crs,spmv-ccs,spmm,irreg,radix (default: all)\n"
 "  --micro           instead of the programs: ns per empty parallel region,\n"
 "                    barrier and task + taskwait under libgomp, libomp, xgomp\n"
 "  --iters K         --micro: operations per timed run (default 100000)\n"
@@ -316,7 +317,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "dlb", required_argument, NULL, 'D' },
 		{ "sweep", no_argument, NULL, 'S' },
 		{ "dgemm", no_argument, NULL, 'G' },
-		{ "affinity", no_argument, NULL, 'A' },
+		{ "affinity", optional_argument, NULL, 'A' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "omp", required_argument, NULL, 'O' },
 		{ "libomp", required_argument, NULL, 'L' },
@@ -399,6 +400,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			break;
 		case 'A':
 			o->affinity = true;
+			o->affinity_only = optarg;
 			break;
 		case 'l':
 			list_programs(stdout);

@@ -48,6 +48,7 @@ struct options {
 	long iters;			/* --iters: micro-benchmark iterations */
 	bool dgemm;			/* --dgemm instead of the programs */
 	bool affinity;			/* --affinity instead of the programs */
+	const char *affinity_only;	/* --affinity=LIST: kernels, NULL: all */
 	int corun;			/* --corun=K: copies; 0: not this mode */
 	unsigned noise;			/* --noise: bit i, corun_noise[i] */
 	bool repeat_set, timeout_set;	/* given on the command line */
