@@ -10,25 +10,41 @@
  *
  * Argument blocks. Tasks without dependences whose block fits (at most
  * XG_INLINE_DATA bytes, 16-byte alignment, no copy constructor) travel
- * inline in the xsched descriptor: no allocation. Others live in a heap
- * record, as do tasks with dependences (their node is part of it).
+ * inline, behind a 16-byte header, in the frame or descriptor: no
+ * allocation. Others live in a heap record, as do tasks with dependences
+ * (their node is part of it).
+ *
+ * Deferred tasks are frames. Under the work-first core (XSCHED_DLB=ws or
+ * auto, the default) a task without dependences or detach whose block fits
+ * is a frame on the creating thread's deque (deque.h): its header and
+ * block are written into the frame, nothing shared is written, and the
+ * parent's taskwait runs its frames by a direct call in creation order, or
+ * waits for the ones a thief took. A record's pointer is a frame's
+ * argument the same way.
+ * Tasks with dependences (queued by whichever thread completes the last
+ * predecessor) and every task when frames are off (slb, rp,
+ * XSCHED_PROFILE) are xsched descriptors in XQueue, counted in the
+ * parent's descriptor context.
  *
  * Undeferred tasks (if(0), tasks of a final task, tasks met outside any
- * region) run at once in a frame of their own (xs_task_run_undeferred),
- * after their dependences are met.
+ * region) run at once by a direct call with a task context of their own;
+ * only when some descendant could be deferred do they also get a join scope
+ * on the deque (xs_frame_call()), after their dependences are met.
  *
- * Queued tasks: at most XG_QUEUED_MAX per thread. A thread that creates a
- * task while its own queue (its master queue: the tasks it queued and
- * nobody took yet) holds XG_QUEUED_MAX runs it undeferred instead - as
- * libgomp runs new tasks undeferred once 64 x threads wait in its team's
- * queue - and so does a thread whose queue is full. First, though, it runs
- * its current task's children still in its queue, oldest first: they come
- * before the new one in the serial program, and running the new one ahead
- * of them would turn a depth-first search around (a branch and bound that
- * takes before it leaves would leave first, and prune as a LIFO runtime
- * does, not as the serial program). So past the bound a thread runs its
- * tasks in serial order, depth first, with 64 tasks still there for
- * thieves, and the queue never holds more than a path's worth of them.
+ * Queued tasks: at most XG_QUEUED_MAX per thread. With frames the count is
+ * the frames on the thread's deque (every running task's unjoined
+ * children). A thread that creates a task at the bound first joins its
+ * current task's children (oldest first: they come before the new one in
+ * the serial program), then queues the new task if that made room, and
+ * else (the frames are its ancestors') runs it undeferred - as libgomp
+ * runs new tasks undeferred once 64 x threads wait in its team's queue.
+ * Running the new one ahead of its elder siblings would turn a depth-first
+ * search around (a branch and bound that takes before it leaves would
+ * leave first, and prune as a LIFO runtime does, not as the serial
+ * program). So past the bound a thread runs its tasks in serial order,
+ * depth first, with the older frames still there for thieves. The
+ * descriptor form counts its master queue instead; a thread whose queue is
+ * full runs the task now, after its queued elder siblings.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +108,7 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 /* The binding team's thread number of the thread running a task of @parent. */
 static inline uint32_t xg_task_tid(const struct xg_task *parent)
 {
-	return parent->team->rt ? (uint32_t)xs_worker_id() : 0;
+	return parent->team->rt ? xs_self->id : 0;
 }
 
 static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
@@ -107,7 +123,7 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 	if (node)
 		xg_depend_complete(node);
 	/* Join the children while `t` (their parent context) exists. */
-	xs_task_wait();
+	xs_sync();
 	if (t.deps)
 		xg_depend_free(&t);
 	xg_cur = saved;
@@ -271,8 +287,8 @@ static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur,
 
 	if (xg_nothing_deferred(cur))
 		xg_run_included(fn, data, cur, final);
-	else
-		xs_task_run_undeferred(xg_undeferred_main, &u);
+	else /* a join scope on the deque for its children */
+		xs_frame_call(xs_deque_self(), xg_undeferred_main, &u);
 }
 
 /* Blocks up to this size are copied on the stack for undeferred tasks. */
@@ -313,14 +329,73 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		free(buf);
 }
 
-/* Queue a task without dependences: inline when its block fits. */
+/*
+ * Queue a task without dependences as a frame of the calling worker: its
+ * block inline when it fits, else a record. At the bound, first join the
+ * current task's frames; undeferred if the deque is still at the bound.
+ */
+static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
+			  void (*cpyfn)(void *, void *), long size, long align,
+			  struct xg_task *cur, bool final, void (*patch)(void *, const void *),
+			  const void *patch_arg)
+{
+	struct xs_deque *d = &w->dq;
+	struct xg_record *r = NULL;
+	struct xs_frame *f;
+
+	if (xs_unlikely(xs_frame_depth(d) >= XG_QUEUED_MAX)) {
+		xs_frame_join(w, d);
+		if (xs_frame_depth(d) >= XG_QUEUED_MAX) {
+			xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch,
+					patch_arg);
+			return;
+		}
+	}
+	if (xs_likely(!cpyfn && size <= XG_INLINE_DATA && align <= 16)) {
+		struct xg_inline_hdr *h;
+
+		f = xs_frame_next(d); /* depth < XG_QUEUED_MAX: room */
+		h = (struct xg_inline_hdr *)(void *)f->arg;
+		h->fn = fn;
+		h->parent = (uintptr_t)cur | final;
+		xg_copy(f->arg + sizeof(*h), data, size);
+		if (patch)
+			patch(f->arg + sizeof(*h), patch_arg);
+		f->fn = xg_inline_main;
+		xs_frame_commit(d);
+		return;
+	}
+	/* The copy constructor may create tasks of its own: before the frame
+	 * is taken. */
+	r = xg_record_new(fn, data, cpyfn, size, align, cur, final);
+	if (patch)
+		patch(r->data, patch_arg);
+	f = xs_frame_next(d);
+	if (xs_unlikely(!f || xs_frame_depth(d) >= XG_QUEUED_MAX)) {
+		/* The constructor's tasks filled it: now, after them. */
+		xs_frame_join(w, d);
+		xs_frame_call(d, xg_record_main, &r);
+		return;
+	}
+	memcpy(f->arg, &r, sizeof(r));
+	f->fn = xg_record_main;
+	xs_frame_commit(d);
+}
+
+/* Queue a task without dependences: a frame when frames are on, else a
+ * descriptor, inline when its block fits. */
 static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 			  long size, long align, struct xg_task *cur, bool final,
 			  void (*patch)(void *, const void *), const void *patch_arg)
 {
+	struct xs_worker *w = xs_self;
 	struct xg_record *r;
 
-	if (xs_unlikely(xs_worker_queued_self(xs_self) >= XG_QUEUED_MAX)) {
+	if (xs_likely(w->dq.limit)) {
+		xg_task_frame(w, fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+		return;
+	}
+	if (xs_unlikely(xs_worker_queued_self(w) >= XG_QUEUED_MAX)) {
 		xs_task_run_own_children();
 		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
 		return;
@@ -346,9 +421,8 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	r = xg_record_new(fn, data, cpyfn, size, align, cur, final);
 	if (patch)
 		patch(r->data, patch_arg);
-	/* A descriptor in the worker's queue like the inline form, not a
-	 * frame (xs_task_spawn() under ws): the queue is what the bound
-	 * above counts. */
+	/* A descriptor in the worker's queue like the inline form: the queue
+	 * is what the bound above counts. */
 	if (xs_unlikely(xs_task_try_spawn(xg_record_main, &r, sizeof(r)))) {
 		xs_task_run_own_children();
 		xs_task_run_undeferred(xg_record_main, &r);
@@ -401,7 +475,7 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 
 XG_EXPORT void GOMP_taskwait(void)
 {
-	xs_task_wait();
+	xs_sync();
 }
 
 XG_EXPORT void GOMP_taskwait_depend(void **depend)
