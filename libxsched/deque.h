@@ -97,13 +97,6 @@ static inline void xs_frame_commit(struct xs_deque *d)
 		xs_task_publish();
 }
 
-/* Owner: frames on the deque (every running task's unjoined children,
- * stolen or not); 0 between jobs. */
-static inline uint32_t xs_frame_depth(const struct xs_deque *d)
-{
-	return d->top;
-}
-
 /* Owner: join the running task's frames only (run the unstolen ones in
  * spawn order, wait for the stolen ones), not its descriptor children. */
 static inline void xs_frame_join(struct xs_worker *w, struct xs_deque *d)

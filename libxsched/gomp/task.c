@@ -31,20 +31,29 @@
  * only when some descendant could be deferred do they also get a join scope
  * on the deque (xs_frame_call()), after their dependences are met.
  *
- * Queued tasks: at most XG_QUEUED_MAX per thread. With frames the count is
- * the frames on the thread's deque (every running task's unjoined
- * children). A thread that creates a task at the bound first joins its
- * current task's children (oldest first: they come before the new one in
- * the serial program), then queues the new task if that made room, and
- * else (the frames are its ancestors') runs it undeferred - as libgomp
- * runs new tasks undeferred once 64 x threads wait in its team's queue.
- * Running the new one ahead of its elder siblings would turn a depth-first
- * search around (a branch and bound that takes before it leaves would
- * leave first, and prune as a LIFO runtime does, not as the serial
- * program). So past the bound a thread runs its tasks in serial order,
- * depth first, with the older frames still there for thieves. The
- * descriptor form counts its master queue instead; a thread whose queue is
- * full runs the task now, after its queued elder siblings.
+ * Queued tasks, with frames. Two bounds per thread keep the queue short
+ * and the order serial. (1) A task keeps at most XG_QUEUED_MAX children
+ * queued: at the bound it first joins the ones it has (oldest first, as
+ * the serial program runs them; thieves took the oldest), then queues the
+ * new one. (2) A task whose ancestors hold XG_DEPTH_MAX frames on its
+ * thread (the deque below its scope: children not joined yet, one or more
+ * a level) creates included tasks: each runs at once by a direct call, and
+ * so does everything below it (nodefer), in serial order, depth first -
+ * as libgomp runs new tasks undeferred once 64 x threads wait in its
+ * team's queue, and as a cut-off would. The frames above stay there for
+ * thieves, and a stolen frame starts a deque scope of its own on its
+ * thief, with XG_DEPTH_MAX levels of parallelism below it again. Running a
+ * new task ahead of its queued elder siblings instead would turn a
+ * depth-first search around (a branch and bound that takes before it
+ * leaves would leave first, and prune as a LIFO runtime does, not as the
+ * serial program). An included task's taskwait has nothing to wait for;
+ * a serialized parallel region nested in it joins the enclosing scope at
+ * its end (elder siblings, whose parent context still exists). A detached
+ * task created there is included too, as past libgomp's bound.
+ *
+ * The descriptor form (frames off) counts its master queue instead: a
+ * thread that holds XG_QUEUED_MAX there, or whose queue is full, runs the
+ * new task now, after its queued elder siblings.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,8 +71,11 @@
 
 #define XG_INLINE_DATA (XS_TASK_ARG_MAX - 16)
 
-/* Tasks a thread keeps queued before it runs new ones undeferred. */
+/* Children a task keeps queued on its thread before it runs them. */
 #define XG_QUEUED_MAX 64
+/* Frames of its ancestors on its thread past which a task's children run
+ * included (with frames; see the top). */
+#define XG_DEPTH_MAX 16
 
 /* Inline argument block: header, then the data at offset 16. */
 struct xg_inline_hdr {
@@ -102,6 +114,7 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 	t->region = NULL;
 	t->reductions = parent->reductions;
 	t->final = final;
+	t->nodefer = final || parent->nodefer;
 	t->tid = tid;
 }
 
@@ -190,21 +203,6 @@ static struct xg_record *xg_record_new(void (*fn)(void *), void *data,
 	return r;
 }
 
-struct xg_undeferred {
-	void (*fn)(void *);
-	void *data;
-	struct xg_task *parent;
-	bool final;
-};
-
-static void xg_undeferred_main(void *arg)
-{
-	struct xg_undeferred *u = arg;
-
-	/* Run by the thread running its parent: the same thread number. */
-	xg_task_body(u->fn, u->data, u->parent, u->final, u->parent->tid, NULL);
-}
-
 static bool xg_flag_set(void *arg)
 {
 	/* Acquire pairs with the release store in xg_wait_release(). */
@@ -256,7 +254,7 @@ static void xg_depend_wait(struct xg_task *cur, void **depend)
  */
 static inline bool xg_nothing_deferred(const struct xg_task *cur)
 {
-	return cur->final || !xs_self || (cur->team->nthreads == 1 && cur->team->rt);
+	return cur->nodefer || !xs_self || (cur->team->nthreads == 1 && cur->team->rt);
 }
 
 /*
@@ -273,6 +271,7 @@ xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 
 	/* The same thread runs it: cur's thread number is its own. */
 	xg_task_init(&t, cur, final, cur->tid);
+	t.nodefer = true;
 	xg_cur = &t;
 	fn(data);
 	if (xs_unlikely(t.deps != NULL))
@@ -280,15 +279,45 @@ xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 	xg_cur = saved;
 }
 
-/* Run @fn(@data) now, in a frame of its own; @data is the task's own. */
-static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
+/*
+ * Run an undeferred task of @cur that may have deferred descendants: as
+ * xg_run_included(), in a join scope of its own on the deque (the frames
+ * it pushes start at top; a descriptor context is made only if it needs
+ * one), which it leaves after joining its children while its context `t`
+ * still exists. What xs_frame_call() does, around the task context.
+ */
+static inline __attribute__((always_inline)) void
+xg_run_scoped(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 {
-	struct xg_undeferred u = { fn, data, cur, final };
+	struct xs_deque *d = xs_deque_self();
+	struct xs_task *ctx = d->ctx;
+	uint32_t base = d->base;
+	struct xg_task *saved = xg_cur;
+	struct xg_task t;
 
-	if (xg_nothing_deferred(cur))
+	xg_task_init(&t, cur, final, cur->tid);
+	xg_cur = &t;
+	d->ctx = XS_CTX_LAZY;
+	d->base = d->top;
+	fn(data);
+	if (xs_unlikely(d->top != d->base || d->ctx != XS_CTX_LAZY))
+		xs_task_end();
+	if (xs_unlikely(t.deps != NULL))
+		xg_depend_free(&t);
+	d->ctx = ctx;
+	d->base = base;
+	xg_cur = saved;
+}
+
+/* Run @fn(@data) now as an undeferred task; @data is the task's own.
+ * @included: its descendants run at once too (the depth bound). */
+static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final,
+			    bool included)
+{
+	if (included || xg_nothing_deferred(cur))
 		xg_run_included(fn, data, cur, final);
-	else /* a join scope on the deque for its children */
-		xs_frame_call(xs_deque_self(), xg_undeferred_main, &u);
+	else
+		xg_run_scoped(fn, data, cur, final);
 }
 
 /* Blocks up to this size are copied on the stack for undeferred tasks. */
@@ -298,7 +327,8 @@ static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur,
  * when given) and, when @patch is given, its loop bounds patched in. */
 static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 			    long size, long align, struct xg_task *cur, bool final,
-			    void (*patch)(void *, const void *), const void *patch_arg)
+			    void (*patch)(void *, const void *), const void *patch_arg,
+			    bool included)
 {
 	size_t a = align > 1 ? (size_t)align : 1;
 	size_t bytes = (size_t)size + a;
@@ -309,7 +339,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		/* gcc builds a fresh block per task and does not touch it after
 		 * GOMP_task returns: an undeferred task may use it in place (as
 		 * libgomp does). */
-		xg_run_in_place(fn, data, cur, final);
+		xg_run_in_place(fn, data, cur, final, included);
 		return;
 	}
 	buf = bytes <= XG_STACK_COPY_MAX ? small : malloc(bytes);
@@ -324,7 +354,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		xg_copy(copy, data, size);
 	if (patch)
 		patch(copy, patch_arg);
-	xg_run_in_place(fn, copy, cur, final);
+	xg_run_in_place(fn, copy, cur, final, included);
 	if (buf != small)
 		free(buf);
 }
@@ -343,18 +373,18 @@ static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
 	struct xg_record *r = NULL;
 	struct xs_frame *f;
 
-	if (xs_unlikely(xs_frame_depth(d) >= XG_QUEUED_MAX)) {
-		xs_frame_join(w, d);
-		if (xs_frame_depth(d) >= XG_QUEUED_MAX) {
-			xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch,
-					patch_arg);
-			return;
-		}
+	if (xs_unlikely(d->base >= XG_DEPTH_MAX)) {
+		/* Its ancestors' frames fill the deque: included. */
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				true);
+		return;
 	}
+	if (xs_unlikely(d->top - d->base >= XG_QUEUED_MAX))
+		xs_frame_join(w, d); /* its elder siblings first */
 	if (xs_likely(!cpyfn && size <= XG_INLINE_DATA && align <= 16)) {
 		struct xg_inline_hdr *h;
 
-		f = xs_frame_next(d); /* depth < XG_QUEUED_MAX: room */
+		f = xs_frame_next(d); /* top < XG_DEPTH_MAX + XG_QUEUED_MAX: room */
 		h = (struct xg_inline_hdr *)(void *)f->arg;
 		h->fn = fn;
 		h->parent = (uintptr_t)cur | final;
@@ -371,7 +401,7 @@ static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
 	if (patch)
 		patch(r->data, patch_arg);
 	f = xs_frame_next(d);
-	if (xs_unlikely(!f || xs_frame_depth(d) >= XG_QUEUED_MAX)) {
+	if (xs_unlikely(!f || d->top - d->base >= XG_QUEUED_MAX)) {
 		/* The constructor's tasks filled it: now, after them. */
 		xs_frame_join(w, d);
 		xs_frame_call(d, xg_record_main, &r);
@@ -397,7 +427,8 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	}
 	if (xs_unlikely(xs_worker_queued_self(w) >= XG_QUEUED_MAX)) {
 		xs_task_run_own_children();
-		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				false);
 		return;
 	}
 	if (!cpyfn && size <= XG_INLINE_DATA && align <= 16) {
@@ -414,7 +445,7 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 			/* Its queue is full: run it now, in its block (XQueue's
 			 * rule), after its queued elder siblings (see above). */
 			xs_task_run_own_children();
-			xg_run_in_place(fn, block + sizeof(*h), cur, final);
+			xg_run_in_place(fn, block + sizeof(*h), cur, final, false);
 		}
 		return;
 	}
@@ -429,11 +460,12 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	}
 }
 
-XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-			 long arg_size, long arg_align, bool if_clause, unsigned flags,
-			 void **depend, int priority, void *detach)
+/* GOMP_task with a copy constructor, dependences or detach. */
+static __attribute__((noinline)) void
+xg_task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+		long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+		void *detach, struct xg_task *cur)
 {
-	struct xg_task *cur = xg_task_self();
 	bool final = (flags & XG_TASK_FINAL) || cur->final;
 	bool deps = (flags & XG_TASK_DEPEND) && depend;
 	struct xg_record *r;
@@ -446,7 +478,7 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	 * schedule, as in libgomp; but not a detached task, whose event the
 	 * code after it may fulfill), or no worker to queue on (outside every
 	 * region: the initial task's team of one). */
-	if (!if_clause || cur->final || (cur->team->nthreads == 1 && !(flags & XG_TASK_DETACH)) ||
+	if (!if_clause || cur->nodefer || (cur->team->nthreads == 1 && !(flags & XG_TASK_DETACH)) ||
 	    !xs_self) {
 		if (deps)
 			xg_depend_wait(cur, depend);
@@ -454,10 +486,10 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 		if (!cpyfn && xg_nothing_deferred(cur))
 			xg_run_included(fn, data, cur, final);
 		else if (!cpyfn)
-			xg_run_in_place(fn, data, cur, final);
+			xg_run_scoped(fn, data, cur, final);
 		else
 			xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final,
-					NULL, NULL);
+					NULL, NULL, false);
 		return;
 	}
 	if (!deps) {
@@ -473,9 +505,101 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 		xg_depend_ready(&r->node);
 }
 
+/*
+ * Copy a block of up to XG_INLINE_DATA bytes (gcc's are mostly 8 to 32)
+ * in 4-byte words. gcc fills the block with stores of its fields' sizes
+ * just before the call: a wider load spanning two of them (an int and a
+ * pointer, say) cannot be forwarded from the store buffer and waits for
+ * both stores to retire, which was a third of GOMP_task's time in fib.
+ * A 4-byte load lies within one field's store and is forwarded.
+ */
+typedef uint32_t xg_word __attribute__((may_alias));
+
+static inline void xg_copy_words(void *dst, const void *src, long size)
+{
+	xg_word *d = dst;
+	const xg_word *s = src;
+
+	for (long i = 0; i < size / 4; i++)
+		d[i] = s[i];
+	if (xs_unlikely(size & 3))
+		memcpy((char *)dst + (size & ~3L), (const char *)src + (size & ~3L),
+		       (size_t)(size & 3));
+}
+
+static inline void xg_copy_small(void *dst, const void *src, long size)
+{
+	switch (size) {
+	case 0: break;
+	case 8: xg_copy_words(dst, src, 8); break;
+	case 16: xg_copy_words(dst, src, 16); break;
+	case 24: xg_copy_words(dst, src, 24); break;
+	case 32: xg_copy_words(dst, src, 32); break;
+	default: xg_copy_words(dst, src, size); break;
+	}
+}
+
+/*
+ * The common tasks inline: a deferred task with a small block becomes a
+ * frame (xg_task_frame()'s fast case), an undeferred one a direct call;
+ * copy constructors, dependences and detach take xg_task_general().
+ */
+XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+			 long arg_size, long arg_align, bool if_clause, unsigned flags,
+			 void **depend, int priority, void *detach)
+{
+	struct xg_task *cur = xg_task_self();
+	struct xs_worker *w = xs_self;
+	bool final;
+
+	if (xs_unlikely(cpyfn || (flags & (XG_TASK_DEPEND | XG_TASK_DETACH)))) {
+		xg_task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+				priority, detach, cur);
+		return;
+	}
+	final = (flags & XG_TASK_FINAL) || cur->final;
+	if (xs_unlikely(!if_clause || cur->nodefer || !w || cur->team->nthreads == 1)) {
+		/* Undeferred, as in xg_task_general(). */
+		if (xg_nothing_deferred(cur))
+			xg_run_included(fn, data, cur, final);
+		else
+			xg_run_scoped(fn, data, cur, final);
+		return;
+	}
+	if (xs_likely(w->dq.limit && w->dq.base < XG_DEPTH_MAX &&
+		      w->dq.top - w->dq.base < XG_QUEUED_MAX && arg_size <= XG_INLINE_DATA &&
+		      arg_align <= 16)) {
+		struct xs_frame *f = &w->dq.frames[w->dq.top];
+		struct xg_inline_hdr *h = (struct xg_inline_hdr *)(void *)f->arg;
+
+		h->fn = fn;
+		h->parent = (uintptr_t)cur | final;
+		xg_copy_small(f->arg + sizeof(*h), data, arg_size);
+		f->fn = xg_inline_main;
+		xs_frame_commit(&w->dq);
+		return;
+	}
+	xg_task_defer(fn, data, NULL, arg_size, arg_align, cur, final, NULL, NULL);
+}
+
+/* Join the current task's children; in a task that defers nothing they
+ * have all completed (and the deque's scope is an ancestor's). */
+static inline void xg_join(void)
+{
+	struct xg_task *t = xg_cur;
+
+	if (xs_likely(!t || !t->nodefer))
+		xs_sync();
+}
+
+void xg_task_join(void)
+{
+	xg_join();
+}
+
 XG_EXPORT void GOMP_taskwait(void)
 {
-	xs_sync();
+	xg_join();
 }
 
 XG_EXPORT void GOMP_taskwait_depend(void **depend)
@@ -507,7 +631,7 @@ XG_EXPORT void GOMP_taskgroup_start(void)
 
 XG_EXPORT void GOMP_taskgroup_end(void)
 {
-	xs_task_wait();
+	xg_join();
 }
 
 XG_EXPORT int omp_in_final(void)
@@ -524,8 +648,9 @@ void xg_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *
 	struct xg_task *cur = xg_task_self();
 
 	final = final || cur->final;
-	if (!if_clause || cur->final || cur->team->nthreads == 1 || !xs_self) {
-		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+	if (!if_clause || cur->nodefer || cur->team->nthreads == 1 || !xs_self) {
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				false);
 		return;
 	}
 	xg_task_defer(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
