@@ -200,6 +200,9 @@ struct xg_task {
 	 * task, an included task, or a task run past the depth bound. Its
 	 * taskwait has nothing to wait for. */
 	bool nodefer;
+	/* It created a detached task: its later children are descriptors,
+	 * which a thread waiting for the event runs (task.c). */
+	bool queue_children;
 	/* Implicit tasks: worksharing progress of this thread. */
 	uint64_t ws_count;          /* constructs met so far in the region */
 	struct xg_ws *ws;           /* the construct being worked on */

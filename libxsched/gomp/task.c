@@ -51,6 +51,13 @@
  * its end (elder siblings, whose parent context still exists). A detached
  * task created there is included too, as past libgomp's bound.
  *
+ * Detached tasks. A detached task's body returns, then its thread waits
+ * for the event, running queued descriptors meanwhile (detach.c) - not
+ * the frames its parent queued after it, which only its parent's join
+ * runs. A later sibling may be what fulfills the event, so a task that
+ * creates a detached task queues it and every later child of its own as
+ * descriptors (queue_children), as without frames.
+ *
  * The descriptor form (frames off) counts its master queue instead: a
  * thread that holds XG_QUEUED_MAX there, or whose queue is full, runs the
  * new task now, after its queued elder siblings.
@@ -115,6 +122,7 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 	t->reductions = parent->reductions;
 	t->final = final;
 	t->nodefer = final || parent->nodefer;
+	t->queue_children = false;
 	t->tid = tid;
 }
 
@@ -421,7 +429,7 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	struct xs_worker *w = xs_self;
 	struct xg_record *r;
 
-	if (xs_likely(w->dq.limit)) {
+	if (xs_likely(w->dq.limit && !cur->queue_children)) {
 		xg_task_frame(w, fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
 		return;
 	}
@@ -493,6 +501,8 @@ xg_task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), l
 		return;
 	}
 	if (!deps) {
+		if (flags & XG_TASK_DETACH)
+			cur->queue_children = true; /* see the top */
 		xg_task_defer(fn, data, cpyfn, arg_size, arg_align, cur, final, NULL, NULL);
 		return;
 	}
@@ -566,7 +576,7 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 			xg_run_scoped(fn, data, cur, final);
 		return;
 	}
-	if (xs_likely(w->dq.limit && w->dq.base < XG_DEPTH_MAX &&
+	if (xs_likely(w->dq.limit && !cur->queue_children && w->dq.base < XG_DEPTH_MAX &&
 		      w->dq.top - w->dq.base < XG_QUEUED_MAX && arg_size <= XG_INLINE_DATA &&
 		      arg_align <= 16)) {
 		struct xs_frame *f = &w->dq.frames[w->dq.top];
