@@ -97,6 +97,38 @@ static inline void xs_deque_count(struct xs_deque *d)
  * [base, first) already run), then its descriptor children. */
 void xs_deque_join_from(struct xs_worker *w, uint32_t first);
 
+/*
+ * For layers that fill a frame's argument block in place (libgomp's
+ * GOMP_task, which copies or copy-constructs the block straight into the
+ * frame): xs_frame_next() is the next frame of the calling worker's deque,
+ * or NULL when frames are off (slb, rp, profile) or the deque is full;
+ * the caller sets fn and up to XS_TASK_ARG_MAX bytes of arg, then
+ * xs_frame_commit() pushes it as a child of the running task, exactly as
+ * xs_spawn() would. Nothing else may happen on the deque in between.
+ */
+static inline struct xs_frame *xs_frame_next(struct xs_deque *d)
+{
+	return xs_likely(d->top < d->limit) ? &d->frames[d->top] : NULL;
+}
+
+static inline void xs_frame_commit(struct xs_deque *d)
+{
+	d->top++;
+	/* Relaxed: a hint from a thief, as in xs_spawn(). */
+	if (xs_unlikely(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0))
+		xs_task_publish();
+}
+
+/* Owner: join the running task's frames only (run the unstolen ones in
+ * spawn order, wait for the stolen ones), not its descriptor children. */
+static inline void xs_frame_join(struct xs_worker *w, struct xs_deque *d)
+{
+	if (d->top != d->base) {
+		xs_deque_count(d);
+		xs_deque_join_from(w, d->base);
+	}
+}
+
 /* Thief: take and run the oldest public frame of some other worker.
  * Returns true if a task ran. */
 bool xs_deque_steal(struct xs_worker *w);

@@ -196,6 +196,13 @@ struct xg_task {
 	struct xg_deps *deps;       /* dependences among its children, lazily */
 	uint32_t tid;               /* implicit tasks: omp_get_thread_num() */
 	bool final;                 /* final task: descendants are included */
+	/* Every task it creates runs at once, included (task.c): a final
+	 * task, an included task, or a task run past the depth bound. Its
+	 * taskwait has nothing to wait for. */
+	bool nodefer;
+	/* It created a detached task: its later children are descriptors,
+	 * which a thread waiting for the event runs (task.c). */
+	bool queue_children;
 	/* Implicit tasks: worksharing progress of this thread. */
 	uint64_t ws_count;          /* constructs met so far in the region */
 	struct xg_ws *ws;           /* the construct being worked on */
@@ -353,6 +360,9 @@ unsigned xg_parallel_reductions(void (*fn)(void *), void *data, unsigned nthread
  * stores it at @detach and in @data, and returns xg_detach_main. */
 void (*xg_detach_prepare(void (*fn)(void *), void *data, void *detach))(void *);
 void xg_detach_main(void *data);
+
+/* task.c: join the current task's children (a taskwait). */
+void xg_task_join(void);
 
 /* task.c: wait for the siblings that @depend names (GOMP_taskwait_depend). */
 void xg_depend_wait_self(void **depend);

@@ -10,25 +10,57 @@
  *
  * Argument blocks. Tasks without dependences whose block fits (at most
  * XG_INLINE_DATA bytes, 16-byte alignment, no copy constructor) travel
- * inline in the xsched descriptor: no allocation. Others live in a heap
- * record, as do tasks with dependences (their node is part of it).
+ * inline, behind a 16-byte header, in the frame or descriptor: no
+ * allocation. Others live in a heap record, as do tasks with dependences
+ * (their node is part of it).
+ *
+ * Deferred tasks are frames. Under the work-first core (XSCHED_DLB=ws or
+ * auto, the default) a task without dependences or detach whose block fits
+ * is a frame on the creating thread's deque (deque.h): its header and
+ * block are written into the frame, nothing shared is written, and the
+ * parent's taskwait runs its frames by a direct call in creation order, or
+ * waits for the ones a thief took. A record's pointer is a frame's
+ * argument the same way.
+ * Tasks with dependences (queued by whichever thread completes the last
+ * predecessor) and every task when frames are off (slb, rp,
+ * XSCHED_PROFILE) are xsched descriptors in XQueue, counted in the
+ * parent's descriptor context.
  *
  * Undeferred tasks (if(0), tasks of a final task, tasks met outside any
- * region) run at once in a frame of their own (xs_task_run_undeferred),
- * after their dependences are met.
+ * region) run at once by a direct call with a task context of their own;
+ * only when some descendant could be deferred do they also get a join scope
+ * on the deque (xs_frame_call()), after their dependences are met.
  *
- * Queued tasks: at most XG_QUEUED_MAX per thread. A thread that creates a
- * task while its own queue (its master queue: the tasks it queued and
- * nobody took yet) holds XG_QUEUED_MAX runs it undeferred instead - as
- * libgomp runs new tasks undeferred once 64 x threads wait in its team's
- * queue - and so does a thread whose queue is full. First, though, it runs
- * its current task's children still in its queue, oldest first: they come
- * before the new one in the serial program, and running the new one ahead
- * of them would turn a depth-first search around (a branch and bound that
- * takes before it leaves would leave first, and prune as a LIFO runtime
- * does, not as the serial program). So past the bound a thread runs its
- * tasks in serial order, depth first, with 64 tasks still there for
- * thieves, and the queue never holds more than a path's worth of them.
+ * Queued tasks, with frames. Two bounds per thread keep the queue short
+ * and the order serial. (1) A task keeps at most XG_QUEUED_MAX children
+ * queued: at the bound it first joins the ones it has (oldest first, as
+ * the serial program runs them; thieves took the oldest), then queues the
+ * new one. (2) A task whose ancestors hold XG_DEPTH_MAX frames on its
+ * thread (the deque below its scope: children not joined yet, one or more
+ * a level) creates included tasks: each runs at once by a direct call, and
+ * so does everything below it (nodefer), in serial order, depth first -
+ * as libgomp runs new tasks undeferred once 64 x threads wait in its
+ * team's queue, and as a cut-off would. The frames above stay there for
+ * thieves, and a stolen frame starts a deque scope of its own on its
+ * thief, with XG_DEPTH_MAX levels of parallelism below it again. Running a
+ * new task ahead of its queued elder siblings instead would turn a
+ * depth-first search around (a branch and bound that takes before it
+ * leaves would leave first, and prune as a LIFO runtime does, not as the
+ * serial program). An included task's taskwait has nothing to wait for;
+ * a serialized parallel region nested in it joins the enclosing scope at
+ * its end (elder siblings, whose parent context still exists). A detached
+ * task created there is included too, as past libgomp's bound.
+ *
+ * Detached tasks. A detached task's body returns, then its thread waits
+ * for the event, running queued descriptors meanwhile (detach.c) - not
+ * the frames its parent queued after it, which only its parent's join
+ * runs. A later sibling may be what fulfills the event, so a task that
+ * creates a detached task queues it and every later child of its own as
+ * descriptors (queue_children), as without frames.
+ *
+ * The descriptor form (frames off) counts its master queue instead: a
+ * thread that holds XG_QUEUED_MAX there, or whose queue is full, runs the
+ * new task now, after its queued elder siblings.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +78,11 @@
 
 #define XG_INLINE_DATA (XS_TASK_ARG_MAX - 16)
 
-/* Tasks a thread keeps queued before it runs new ones undeferred. */
+/* Children a task keeps queued on its thread before it runs them. */
 #define XG_QUEUED_MAX 64
+/* Frames of its ancestors on its thread past which a task's children run
+ * included (with frames; see the top). */
+#define XG_DEPTH_MAX 16
 
 /* Inline argument block: header, then the data at offset 16. */
 struct xg_inline_hdr {
@@ -86,13 +121,15 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 	t->region = NULL;
 	t->reductions = parent->reductions;
 	t->final = final;
+	t->nodefer = final || parent->nodefer;
+	t->queue_children = false;
 	t->tid = tid;
 }
 
 /* The binding team's thread number of the thread running a task of @parent. */
 static inline uint32_t xg_task_tid(const struct xg_task *parent)
 {
-	return parent->team->rt ? (uint32_t)xs_worker_id() : 0;
+	return parent->team->rt ? xs_self->id : 0;
 }
 
 static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
@@ -107,7 +144,7 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 	if (node)
 		xg_depend_complete(node);
 	/* Join the children while `t` (their parent context) exists. */
-	xs_task_wait();
+	xs_sync();
 	if (t.deps)
 		xg_depend_free(&t);
 	xg_cur = saved;
@@ -174,21 +211,6 @@ static struct xg_record *xg_record_new(void (*fn)(void *), void *data,
 	return r;
 }
 
-struct xg_undeferred {
-	void (*fn)(void *);
-	void *data;
-	struct xg_task *parent;
-	bool final;
-};
-
-static void xg_undeferred_main(void *arg)
-{
-	struct xg_undeferred *u = arg;
-
-	/* Run by the thread running its parent: the same thread number. */
-	xg_task_body(u->fn, u->data, u->parent, u->final, u->parent->tid, NULL);
-}
-
 static bool xg_flag_set(void *arg)
 {
 	/* Acquire pairs with the release store in xg_wait_release(). */
@@ -240,7 +262,7 @@ static void xg_depend_wait(struct xg_task *cur, void **depend)
  */
 static inline bool xg_nothing_deferred(const struct xg_task *cur)
 {
-	return cur->final || !xs_self || (cur->team->nthreads == 1 && cur->team->rt);
+	return cur->nodefer || !xs_self || (cur->team->nthreads == 1 && cur->team->rt);
 }
 
 /*
@@ -257,6 +279,7 @@ xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 
 	/* The same thread runs it: cur's thread number is its own. */
 	xg_task_init(&t, cur, final, cur->tid);
+	t.nodefer = true;
 	xg_cur = &t;
 	fn(data);
 	if (xs_unlikely(t.deps != NULL))
@@ -264,15 +287,45 @@ xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 	xg_cur = saved;
 }
 
-/* Run @fn(@data) now, in a frame of its own; @data is the task's own. */
-static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
+/*
+ * Run an undeferred task of @cur that may have deferred descendants: as
+ * xg_run_included(), in a join scope of its own on the deque (the frames
+ * it pushes start at top; a descriptor context is made only if it needs
+ * one), which it leaves after joining its children while its context `t`
+ * still exists. What xs_frame_call() does, around the task context.
+ */
+static inline __attribute__((always_inline)) void
+xg_run_scoped(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 {
-	struct xg_undeferred u = { fn, data, cur, final };
+	struct xs_deque *d = xs_deque_self();
+	struct xs_task *ctx = d->ctx;
+	uint32_t base = d->base;
+	struct xg_task *saved = xg_cur;
+	struct xg_task t;
 
-	if (xg_nothing_deferred(cur))
+	xg_task_init(&t, cur, final, cur->tid);
+	xg_cur = &t;
+	d->ctx = XS_CTX_LAZY;
+	d->base = d->top;
+	fn(data);
+	if (xs_unlikely(d->top != d->base || d->ctx != XS_CTX_LAZY))
+		xs_task_end();
+	if (xs_unlikely(t.deps != NULL))
+		xg_depend_free(&t);
+	d->ctx = ctx;
+	d->base = base;
+	xg_cur = saved;
+}
+
+/* Run @fn(@data) now as an undeferred task; @data is the task's own.
+ * @included: its descendants run at once too (the depth bound). */
+static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final,
+			    bool included)
+{
+	if (included || xg_nothing_deferred(cur))
 		xg_run_included(fn, data, cur, final);
 	else
-		xs_task_run_undeferred(xg_undeferred_main, &u);
+		xg_run_scoped(fn, data, cur, final);
 }
 
 /* Blocks up to this size are copied on the stack for undeferred tasks. */
@@ -282,7 +335,8 @@ static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur,
  * when given) and, when @patch is given, its loop bounds patched in. */
 static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 			    long size, long align, struct xg_task *cur, bool final,
-			    void (*patch)(void *, const void *), const void *patch_arg)
+			    void (*patch)(void *, const void *), const void *patch_arg,
+			    bool included)
 {
 	size_t a = align > 1 ? (size_t)align : 1;
 	size_t bytes = (size_t)size + a;
@@ -293,7 +347,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		/* gcc builds a fresh block per task and does not touch it after
 		 * GOMP_task returns: an undeferred task may use it in place (as
 		 * libgomp does). */
-		xg_run_in_place(fn, data, cur, final);
+		xg_run_in_place(fn, data, cur, final, included);
 		return;
 	}
 	buf = bytes <= XG_STACK_COPY_MAX ? small : malloc(bytes);
@@ -308,21 +362,81 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		xg_copy(copy, data, size);
 	if (patch)
 		patch(copy, patch_arg);
-	xg_run_in_place(fn, copy, cur, final);
+	xg_run_in_place(fn, copy, cur, final, included);
 	if (buf != small)
 		free(buf);
 }
 
-/* Queue a task without dependences: inline when its block fits. */
+/*
+ * Queue a task without dependences as a frame of the calling worker: its
+ * block inline when it fits, else a record. At the bound, first join the
+ * current task's frames; undeferred if the deque is still at the bound.
+ */
+static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
+			  void (*cpyfn)(void *, void *), long size, long align,
+			  struct xg_task *cur, bool final, void (*patch)(void *, const void *),
+			  const void *patch_arg)
+{
+	struct xs_deque *d = &w->dq;
+	struct xg_record *r = NULL;
+	struct xs_frame *f;
+
+	if (xs_unlikely(d->base >= XG_DEPTH_MAX)) {
+		/* Its ancestors' frames fill the deque: included. */
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				true);
+		return;
+	}
+	if (xs_unlikely(d->top - d->base >= XG_QUEUED_MAX))
+		xs_frame_join(w, d); /* its elder siblings first */
+	if (xs_likely(!cpyfn && size <= XG_INLINE_DATA && align <= 16)) {
+		struct xg_inline_hdr *h;
+
+		f = xs_frame_next(d); /* top < XG_DEPTH_MAX + XG_QUEUED_MAX: room */
+		h = (struct xg_inline_hdr *)(void *)f->arg;
+		h->fn = fn;
+		h->parent = (uintptr_t)cur | final;
+		xg_copy(f->arg + sizeof(*h), data, size);
+		if (patch)
+			patch(f->arg + sizeof(*h), patch_arg);
+		f->fn = xg_inline_main;
+		xs_frame_commit(d);
+		return;
+	}
+	/* The copy constructor may create tasks of its own: before the frame
+	 * is taken. */
+	r = xg_record_new(fn, data, cpyfn, size, align, cur, final);
+	if (patch)
+		patch(r->data, patch_arg);
+	f = xs_frame_next(d);
+	if (xs_unlikely(!f || d->top - d->base >= XG_QUEUED_MAX)) {
+		/* The constructor's tasks filled it: now, after them. */
+		xs_frame_join(w, d);
+		xs_frame_call(d, xg_record_main, &r);
+		return;
+	}
+	memcpy(f->arg, &r, sizeof(r));
+	f->fn = xg_record_main;
+	xs_frame_commit(d);
+}
+
+/* Queue a task without dependences: a frame when frames are on, else a
+ * descriptor, inline when its block fits. */
 static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 			  long size, long align, struct xg_task *cur, bool final,
 			  void (*patch)(void *, const void *), const void *patch_arg)
 {
+	struct xs_worker *w = xs_self;
 	struct xg_record *r;
 
-	if (xs_unlikely(xs_worker_queued_self(xs_self) >= XG_QUEUED_MAX)) {
+	if (xs_likely(w->dq.limit && !cur->queue_children)) {
+		xg_task_frame(w, fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+		return;
+	}
+	if (xs_unlikely(xs_worker_queued_self(w) >= XG_QUEUED_MAX)) {
 		xs_task_run_own_children();
-		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				false);
 		return;
 	}
 	if (!cpyfn && size <= XG_INLINE_DATA && align <= 16) {
@@ -339,27 +453,27 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 			/* Its queue is full: run it now, in its block (XQueue's
 			 * rule), after its queued elder siblings (see above). */
 			xs_task_run_own_children();
-			xg_run_in_place(fn, block + sizeof(*h), cur, final);
+			xg_run_in_place(fn, block + sizeof(*h), cur, final, false);
 		}
 		return;
 	}
 	r = xg_record_new(fn, data, cpyfn, size, align, cur, final);
 	if (patch)
 		patch(r->data, patch_arg);
-	/* A descriptor in the worker's queue like the inline form, not a
-	 * frame (xs_task_spawn() under ws): the queue is what the bound
-	 * above counts. */
+	/* A descriptor in the worker's queue like the inline form: the queue
+	 * is what the bound above counts. */
 	if (xs_unlikely(xs_task_try_spawn(xg_record_main, &r, sizeof(r)))) {
 		xs_task_run_own_children();
 		xs_task_run_undeferred(xg_record_main, &r);
 	}
 }
 
-XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-			 long arg_size, long arg_align, bool if_clause, unsigned flags,
-			 void **depend, int priority, void *detach)
+/* GOMP_task with a copy constructor, dependences or detach. */
+static __attribute__((noinline)) void
+xg_task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+		long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+		void *detach, struct xg_task *cur)
 {
-	struct xg_task *cur = xg_task_self();
 	bool final = (flags & XG_TASK_FINAL) || cur->final;
 	bool deps = (flags & XG_TASK_DEPEND) && depend;
 	struct xg_record *r;
@@ -372,7 +486,7 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	 * schedule, as in libgomp; but not a detached task, whose event the
 	 * code after it may fulfill), or no worker to queue on (outside every
 	 * region: the initial task's team of one). */
-	if (!if_clause || cur->final || (cur->team->nthreads == 1 && !(flags & XG_TASK_DETACH)) ||
+	if (!if_clause || cur->nodefer || (cur->team->nthreads == 1 && !(flags & XG_TASK_DETACH)) ||
 	    !xs_self) {
 		if (deps)
 			xg_depend_wait(cur, depend);
@@ -380,13 +494,15 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 		if (!cpyfn && xg_nothing_deferred(cur))
 			xg_run_included(fn, data, cur, final);
 		else if (!cpyfn)
-			xg_run_in_place(fn, data, cur, final);
+			xg_run_scoped(fn, data, cur, final);
 		else
 			xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final,
-					NULL, NULL);
+					NULL, NULL, false);
 		return;
 	}
 	if (!deps) {
+		if (flags & XG_TASK_DETACH)
+			cur->queue_children = true; /* see the top */
 		xg_task_defer(fn, data, cpyfn, arg_size, arg_align, cur, final, NULL, NULL);
 		return;
 	}
@@ -399,9 +515,101 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 		xg_depend_ready(&r->node);
 }
 
+/*
+ * Copy a block of up to XG_INLINE_DATA bytes (gcc's are mostly 8 to 32)
+ * in 4-byte words. gcc fills the block with stores of its fields' sizes
+ * just before the call: a wider load spanning two of them (an int and a
+ * pointer, say) cannot be forwarded from the store buffer and waits for
+ * both stores to retire, which was a third of GOMP_task's time in fib.
+ * A 4-byte load lies within one field's store and is forwarded.
+ */
+typedef uint32_t xg_word __attribute__((may_alias));
+
+static inline void xg_copy_words(void *dst, const void *src, long size)
+{
+	xg_word *d = dst;
+	const xg_word *s = src;
+
+	for (long i = 0; i < size / 4; i++)
+		d[i] = s[i];
+	if (xs_unlikely(size & 3))
+		memcpy((char *)dst + (size & ~3L), (const char *)src + (size & ~3L),
+		       (size_t)(size & 3));
+}
+
+static inline void xg_copy_small(void *dst, const void *src, long size)
+{
+	switch (size) {
+	case 0: break;
+	case 8: xg_copy_words(dst, src, 8); break;
+	case 16: xg_copy_words(dst, src, 16); break;
+	case 24: xg_copy_words(dst, src, 24); break;
+	case 32: xg_copy_words(dst, src, 32); break;
+	default: xg_copy_words(dst, src, size); break;
+	}
+}
+
+/*
+ * The common tasks inline: a deferred task with a small block becomes a
+ * frame (xg_task_frame()'s fast case), an undeferred one a direct call;
+ * copy constructors, dependences and detach take xg_task_general().
+ */
+XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+			 long arg_size, long arg_align, bool if_clause, unsigned flags,
+			 void **depend, int priority, void *detach)
+{
+	struct xg_task *cur = xg_task_self();
+	struct xs_worker *w = xs_self;
+	bool final;
+
+	if (xs_unlikely(cpyfn || (flags & (XG_TASK_DEPEND | XG_TASK_DETACH)))) {
+		xg_task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+				priority, detach, cur);
+		return;
+	}
+	final = (flags & XG_TASK_FINAL) || cur->final;
+	if (xs_unlikely(!if_clause || cur->nodefer || !w || cur->team->nthreads == 1)) {
+		/* Undeferred, as in xg_task_general(). */
+		if (xg_nothing_deferred(cur))
+			xg_run_included(fn, data, cur, final);
+		else
+			xg_run_scoped(fn, data, cur, final);
+		return;
+	}
+	if (xs_likely(w->dq.limit && !cur->queue_children && w->dq.base < XG_DEPTH_MAX &&
+		      w->dq.top - w->dq.base < XG_QUEUED_MAX && arg_size <= XG_INLINE_DATA &&
+		      arg_align <= 16)) {
+		struct xs_frame *f = &w->dq.frames[w->dq.top];
+		struct xg_inline_hdr *h = (struct xg_inline_hdr *)(void *)f->arg;
+
+		h->fn = fn;
+		h->parent = (uintptr_t)cur | final;
+		xg_copy_small(f->arg + sizeof(*h), data, arg_size);
+		f->fn = xg_inline_main;
+		xs_frame_commit(&w->dq);
+		return;
+	}
+	xg_task_defer(fn, data, NULL, arg_size, arg_align, cur, final, NULL, NULL);
+}
+
+/* Join the current task's children; in a task that defers nothing they
+ * have all completed (and the deque's scope is an ancestor's). */
+static inline void xg_join(void)
+{
+	struct xg_task *t = xg_cur;
+
+	if (xs_likely(!t || !t->nodefer))
+		xs_sync();
+}
+
+void xg_task_join(void)
+{
+	xg_join();
+}
+
 XG_EXPORT void GOMP_taskwait(void)
 {
-	xs_task_wait();
+	xg_join();
 }
 
 XG_EXPORT void GOMP_taskwait_depend(void **depend)
@@ -433,7 +641,7 @@ XG_EXPORT void GOMP_taskgroup_start(void)
 
 XG_EXPORT void GOMP_taskgroup_end(void)
 {
-	xs_task_wait();
+	xg_join();
 }
 
 XG_EXPORT int omp_in_final(void)
@@ -450,8 +658,9 @@ void xg_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *
 	struct xg_task *cur = xg_task_self();
 
 	final = final || cur->final;
-	if (!if_clause || cur->final || cur->team->nthreads == 1 || !xs_self) {
-		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+	if (!if_clause || cur->nodefer || cur->team->nthreads == 1 || !xs_self) {
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				false);
 		return;
 	}
 	xg_task_defer(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);

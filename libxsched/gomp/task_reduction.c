@@ -127,7 +127,7 @@ XG_EXPORT void GOMP_workshare_task_reduction_unregister(bool cancelled)
 	uintptr_t *data = t->reductions;
 
 	/* The construct's tasks (a taskgroup around it). */
-	xs_task_wait();
+	xg_task_join();
 	if (data) {
 		t->reductions = xg_reduction_outer(data);
 		if (t->tid == 0)

@@ -82,7 +82,7 @@ static void xg_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, vo
 			       (flags & XG_TASK_FINAL) != 0, xg_patch_bounds, &b);
 	}
 	if (!(flags & XG_TASK_NOGROUP))
-		xs_task_wait();
+		xg_task_join();
 }
 
 XG_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),

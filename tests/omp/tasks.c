@@ -289,6 +289,33 @@ static void orphaned(void)
 	OK("tasks.outside-parallel");
 }
 
+/* A detached task whose event a later sibling fulfills: the thread that
+ * runs the detached task and waits for its event must get to the sibling
+ * (the drop-in queues a detached task's later siblings as descriptors). */
+static void detach_later_sibling(void)
+{
+	int bad = 0;
+
+#pragma omp parallel reduction(+ : bad)
+#pragma omp single
+	for (int round = 0; round < 100; round++) {
+		omp_event_handle_t ev;
+		int a = 0, b = 0;
+
+#pragma omp task detach(ev) shared(a)
+		a = 1;
+#pragma omp task shared(b) firstprivate(ev)
+		{
+			b = 2;
+			omp_fulfill_event(ev);
+		}
+#pragma omp taskwait
+		bad += a != 1 || b != 2;
+	}
+	CHECK("tasks.detach-fulfilled-by-later-sibling", bad == 0);
+	OK("tasks.detach-fulfilled-by-later-sibling");
+}
+
 int main(void)
 {
 	omp_set_dynamic(0);
@@ -297,5 +324,6 @@ int main(void)
 	clauses();
 	taskgroup();
 	orphaned();
+	detach_later_sibling();
 	return 0;
 }

@@ -107,7 +107,7 @@ static void list_programs(FILE *f)
 	for (int i = 0; i < NPROGRAMS; i++) {
 		const struct bench_problem *pb = programs[i]->problem;
 
-		fprintf(f, "  %-10s n %ld (quick %ld, %ld..%ld)  %s\n", pb->name,
+		fprintf(f, "  %-16s n %ld (quick %ld, %ld..%ld)  %s\n", pb->name,
 			pb->n_default, pb->n_quick, pb->n_min, pb->n_max,
 			pb->doc);
 	}

@@ -92,19 +92,24 @@ static inline uint64_t fib_tasks(const void *p)
 }
 
 #ifndef __cplusplus
+/* The fields every version of the program shares (cutoff.h), all but
+ * the tasks it creates. */
+#define FIB_PROBLEM_FIELDS \
+	.n_default = 35, \
+	.n_quick = 20, \
+	.n_min = 0, \
+	.n_max = 50, \
+	.setup = fib_setup, \
+	.teardown = fib_teardown, \
+	.reset = fib_reset, \
+	.serial = fib_serial, \
+	.checksum = fib_checksum, \
+	.verify = fib_verify,
+
 static const struct bench_problem fib_problem = {
 	.name = "fib",
 	.doc = "fib(n), both calls spawned as tasks (BOTS), no cut-off",
-	.n_default = 35,
-	.n_quick = 20,
-	.n_min = 0,
-	.n_max = 50,
-	.setup = fib_setup,
-	.teardown = fib_teardown,
-	.reset = fib_reset,
-	.serial = fib_serial,
-	.checksum = fib_checksum,
-	.verify = fib_verify,
+	FIB_PROBLEM_FIELDS
 	.tasks = fib_tasks,
 };
 #endif

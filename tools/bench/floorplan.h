@@ -68,6 +68,10 @@ struct fp_move {
 	short id, shape, top, lhs;
 };
 
+/* The cut-off versions (cutoff_omp.c) create tasks for cells id < FP_CUTOFF
+ * only (BOTS's default cut-off depth). */
+#define FP_CUTOFF 5
+
 struct floorplan_state {
 	int ncells;
 	struct fp_cell cell[FP_MAX_CELLS + 1];
@@ -75,6 +79,7 @@ struct floorplan_state {
 	struct fp_layout root;
 	struct fp_layout best;		/* the serial run's best layout */
 	uint64_t spawns;		/* counted by the serial run */
+	uint64_t spawns_cut;		/* ... of them by cells id < FP_CUTOFF */
 };
 
 BENCH_C_LINKAGE void floorplan_tbb(void *st);
@@ -218,6 +223,8 @@ static inline void fp_serial_node(struct floorplan_state *st,
 		int n = fp_moves(st, l, id, s, mv);
 
 		st->spawns += (uint64_t)n;
+		if (id < FP_CUTOFF)
+			st->spawns_cut += (uint64_t)n;
 		for (int j = 0; j < n; j++) {
 			enum fp_result r = fp_step(st, l, &mv[j], &child);
 
@@ -275,6 +282,7 @@ static inline void fp_reset(void *p)
 	st->best_area = FP_ROWS * FP_COLS + 1;	/* the board is the bound */
 	memset(&st->best, 0, sizeof(st->best));
 	st->spawns = 0;
+	st->spawns_cut = 0;
 }
 
 static inline void fp_serial(void *p)
@@ -337,19 +345,24 @@ static inline uint64_t fp_tasks(const void *p)
 }
 
 #ifndef __cplusplus
+/* The fields every version of the program shares (cutoff.h), all but
+ * the tasks it creates. */
+#define FLOORPLAN_PROBLEM_FIELDS \
+	.n_default = 14, \
+	.n_quick = 9, \
+	.n_min = 1, \
+	.n_max = FP_MAX_CELLS, \
+	.setup = fp_setup, \
+	.teardown = fp_teardown, \
+	.reset = fp_reset, \
+	.serial = fp_serial, \
+	.checksum = fp_checksum, \
+	.verify = fp_verify,
+
 static const struct bench_problem floorplan_problem = {
 	.name = "floorplan",
 	.doc = "BOTS floorplan: branch and bound placement of n cells, a task per move",
-	.n_default = 14,
-	.n_quick = 9,
-	.n_min = 1,
-	.n_max = FP_MAX_CELLS,
-	.setup = fp_setup,
-	.teardown = fp_teardown,
-	.reset = fp_reset,
-	.serial = fp_serial,
-	.checksum = fp_checksum,
-	.verify = fp_verify,
+	FLOORPLAN_PROBLEM_FIELDS
 	.tasks = fp_tasks,
 };
 #endif

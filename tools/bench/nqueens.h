@@ -125,19 +125,24 @@ static inline uint64_t nqueens_tasks(const void *p)
 }
 
 #ifndef __cplusplus
+/* The fields every version of the program shares (cutoff.h), all but
+ * the tasks it creates. */
+#define NQUEENS_PROBLEM_FIELDS \
+	.n_default = 12, \
+	.n_quick = 7, \
+	.n_min = 1, \
+	.n_max = NQ_MAX, \
+	.setup = nqueens_setup, \
+	.teardown = nqueens_teardown, \
+	.reset = nqueens_reset, \
+	.serial = nqueens_serial, \
+	.checksum = nqueens_checksum, \
+	.verify = nqueens_verify,
+
 static const struct bench_problem nqueens_problem = {
 	.name = "nqueens",
 	.doc = "n queens on an n x n board, a task per column and row (BOTS)",
-	.n_default = 12,
-	.n_quick = 7,
-	.n_min = 1,
-	.n_max = NQ_MAX,
-	.setup = nqueens_setup,
-	.teardown = nqueens_teardown,
-	.reset = nqueens_reset,
-	.serial = nqueens_serial,
-	.checksum = nqueens_checksum,
-	.verify = nqueens_verify,
+	NQUEENS_PROBLEM_FIELDS
 	.tasks = nqueens_tasks,
 };
 #endif

@@ -245,7 +245,7 @@ static void ratio_block(const struct options *o, const struct cell *cells,
 			others[nothers++] = all[k];
 	if (!nothers || !any_ok(cells, ncells, base))
 		return;
-	printf("\n%s\n  %-10s %7s", title, "bench", "P");
+	printf("\n%s\n  %-16s %7s", title, "bench", "P");
 	for (int k = 0; k < nothers; k++)
 		printf(" %9s", others[k]);
 	putchar('\n');
@@ -257,7 +257,7 @@ static void ratio_block(const struct options *o, const struct cell *cells,
 
 			if (!xs)	/* the program did not get that far */
 				continue;
-			printf("  %-10s %7d", o->only[i]->problem->name, p);
+			printf("  %-16s %7d", o->only[i]->problem->name, p);
 			for (int k = 0; k < nothers; k++) {
 				const struct cell *c = find_cell(cells, ncells,
 								 o->only[i],
