@@ -33,9 +33,11 @@ runs=(
 	"dlb|-DMUT_NO_BUMP|error"
 	"barrier||verify"
 	"barrier|-DMUT_TWO_COUNTER|error"
-	# The work-first split deque's steal path (libxsched, in progress on
-	# another branch) gets its model here once the deque has landed:
-	# deque.pml with a thief/owner race on the split point.
+	# The work-first split deque's steal path (deque.c, task_inline.h).
+	"deque||verify"
+	"deque|-DNTHIEVES=1|verify"
+	"deque|-DMUT_STORE_TS|error"
+	"deque|-DMUT_RECLAIM_BLIND|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do
