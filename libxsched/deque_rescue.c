@@ -233,10 +233,17 @@ uint64_t xs_deque_rescue_park_ns(struct xs_worker *w)
 bool xs_deque_rescue_scan(struct xs_worker *w)
 {
 	struct xs_runtime *rt = w->rt;
-	uint64_t now = 0;
+	uint64_t now;
 
 	if (!xs_park_asymmetric)
 		return false; /* the owner's side is a compiler barrier only */
+	/* A look reads each victim's top, on the line its owner writes at
+	 * every spawn: at most four looks per threshold, not at every
+	 * failed steal. */
+	now = xs_rescue_now_ns();
+	if (now < w->rescue.next_scan_ns)
+		return false;
+	w->rescue.next_scan_ns = now + (uint64_t)rt->opt.rescue_us * 250u;
 	for (uint32_t k = 1; k < w->nworkers; k++) {
 		struct xs_worker *v = rt->workers[(w->id + k) % w->nworkers];
 		/* Relaxed: hints; xs_deque_rescue() reads them again after
@@ -249,8 +256,6 @@ bool xs_deque_rescue_scan(struct xs_worker *w)
 				xs_rescue_watch_disarm(&w->rescue);
 			continue;
 		}
-		if (!now)
-			now = xs_rescue_now_ns();
 		if (xs_deque_stranded(w, v, now)) {
 			xs_rescue_watch_disarm(&w->rescue);
 			return xs_deque_rescue(w, v);
