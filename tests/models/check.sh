@@ -38,6 +38,13 @@ runs=(
 	"deque|-DNTHIEVES=1|verify"
 	"deque|-DMUT_STORE_TS|error"
 	"deque|-DMUT_RECLAIM_BLIND|error"
+	# ... with the rescue of a stranded owner (deque_rescue.c). The full
+	# -DRESCUE (3 frames, 2 thieves: 3e7 states) takes minutes; these
+	# bounds keep the rescuer/thief race and the owner's every step.
+	"deque|-DRESCUE -DN=2|verify"
+	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3|verify"
+	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_CHECK_FIRST|error"
+	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_NO_BACKUP|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do

@@ -77,6 +77,44 @@
  *   -DMUT_RECLAIM_BLIND reclaim lowers the split without checking that no
  *                       thief moved head past the frame (R1 without its
  *                       test): the owner runs a stolen frame again.
+ *
+ * With -DRESCUE, the rescue of a stranded owner (libxsched/deque_rescue.c):
+ * each thief may, at each try, publish the owner's private frames for it
+ * instead of stealing, and the owner follows the claim-then-check rule.
+ * The owner is never "stranded" in the model: it can be switched out
+ * between any two statements, which is the point; every rescue is also a
+ * false alarm on a running owner. Sequentially consistent, which the fence
+ * pair (compiler barrier / membarrier) gives the handshake (deque_rescue.c).
+ * splitreq is three bits (req, rescue, held), changed by RMWs.
+ *
+ *   rescuer (thief, other branch)      deque_rescue.c xs_deque_rescue()
+ *     R1  !rescue -> rescue = held = 1 CAS(splitreq, r, r|RESCUE|HELD)
+ *     R2  (SC)                         membarrier()
+ *     R3  s = split                    s = xs_ts_split(load_acquire(ts))
+ *     R4  t = top                      t = load_acquire(d->top)
+ *     R5  split == s && t > s          CAS(ts, (h, s), (h, t)), given up
+ *           -> split = t                   when split moved
+ *     R6  held = 0                     fetch_and(splitreq, ~HELD)
+ *   owner
+ *     A   ack: held == 0; osplit =     xs_deque_rescue_check(): wait !HELD;
+ *         split; rescue = 0                d->split = split(ts); clear RESCUE
+ *     C   claim: fn[i] = 0; then       join_from / xs_sync: store fn NULL,
+ *         rescue -> A; claimed(i)          check, xs_deque_rescue_claimed()
+ *     CL  i >= osplit || reclaim(i)    xs_deque_rescue_claimed(): private,
+ *         -> run; else done[i] != 0;       reclaimed, or the thief's done:
+ *         run iff done[i] == BACK          BACK -> the owner runs it
+ *     T4' done[h] = f ? RAN : BACK     xs_deque_steal_from()
+ *     D1' top = i + 1; rescue -> A;    the pop-down: each top store, then
+ *         osplit > top -> i = osplit       the check; back up to the split
+ *     D4' fn[i] = 0                    xs_deque_wait_stolen() clears fn
+ *     P0  rescue -> A                  publish_to(): check first, and a CAS
+ *     P4' split != osplit -> A, stop       that meets a split it did not set
+ * Mutations of the rescue (each must fail):
+ *   -DMUT_CHECK_FIRST   the owner checks before it claims (C in the old
+ *                       order): a frame published between the two runs
+ *                       twice.
+ *   -DMUT_NO_BACKUP     the pop-down does not go back up to the split when
+ *                       the rescuer published above the new top (D1').
  */
 
 #ifndef N
@@ -88,44 +126,45 @@
 #ifndef TRIES
 #define TRIES 2        /* steal attempts per thief */
 #endif
+#define RAN 1
+#define BACK 2
 
 byte head = 0;         /* ts: head << 32 | split */
 byte split = 0;
 byte osplit = 0;       /* the owner's copy, d->split */
-byte top = 0;          /* owner-private */
-bit splitreq = 0;
+byte top = 0;          /* the owner's; read by rescuers */
+bit splitreq = 0;      /* XS_SPLITREQ_REQ */
+bit rescue = 0;        /* XS_SPLITREQ_RESCUE */
+bit held = 0;          /* XS_SPLITREQ_HELD */
 bit fn[N];             /* 1: not claimed (f->fn != NULL) */
-bit done[N];
+byte done[N];          /* 0, RAN or BACK */
 byte ran[N];
 bit owner_done = 0;
 
 inline check_inv() {
+#ifdef RESCUE
+	assert(head <= split)  /* split > top until the owner's ack, D1' */
+#else
 	assert(head <= split && split <= top)
+#endif
 }
 
 inline exec_frame(i) {
 	atomic { ran[i]++; assert(ran[i] == 1) }
 }
 
-/* xs_deque_publish_to(): @to == 0 publishes half of the private frames. */
-inline publish(to) {
+/* xs_deque_rescue_check() after a claim or top store: sets acked. */
+inline ack() {
+	acked = 0;
+#ifdef RESCUE
 	if
-	:: top == osplit -> skip
-	:: else ->
-		splitreq = 0;
-		ns = to;
-		if
-		:: ns == 0 -> ns = osplit + (top - osplit + 1) / 2
-		:: else -> skip
-		fi;
-#ifdef MUT_STORE_TS
-		h = head;
-		atomic { head = h; split = ns; check_inv() };
-#else
-		atomic { split = ns; check_inv() };
-#endif
-		osplit = ns
+	:: rescue ->
+		held == 0;
+		atomic { osplit = split; rescue = 0 };
+		acked = 1
+	:: else -> skip
 	fi
+#endif
 }
 
 /* xs_deque_reclaim(): sets ok. */
@@ -143,10 +182,64 @@ inline reclaim(i) {
 	}
 }
 
+/* xs_deque_publish_to(): @to == 0 publishes half of the private frames. */
+inline publish(to) {
+	ack();
+	if
+	:: top <= osplit -> skip
+	:: else ->
+		splitreq = 0;
+		ns = to;
+		if
+		:: ns == 0 -> ns = osplit + (top - osplit + 1) / 2
+		:: else -> skip
+		fi;
+		if
+		:: ns > osplit ->
+#ifdef MUT_STORE_TS
+			h = head;
+			atomic { head = h; split = ns; check_inv() };
+			osplit = ns
+#else
+			atomic {
+				ok = (split == osplit);
+				if
+				:: ok -> split = ns; check_inv()
+				:: else -> skip
+				fi
+			};
+			if
+			:: ok -> osplit = ns
+			:: else -> ack()          /* a rescuer's split */
+			fi
+#endif
+		:: else -> skip
+		fi
+	fi
+}
+
+/* The owner claimed frame i (fn[i] = 0): the check, and whether it still
+ * runs it (sets mine). */
+inline claim_check(i) {
+	ack();
+	mine = 1;
+	if
+	:: acked && i < osplit ->
+		reclaim(i);
+		if
+		:: ok -> skip
+		:: else ->
+			done[i] != 0;
+			mine = (done[i] == BACK)
+		fi
+	:: else -> skip
+	fi
+}
+
 active proctype owner()
 {
 	byte i, ns, h;
-	bit ok, mine;
+	bit ok, mine, acked;
 
 	/* spawn: xs_spawn() */
 	i = 0;
@@ -155,7 +248,7 @@ active proctype owner()
 		fn[i] = 1;
 		top++;
 		if
-		:: splitreq -> publish(0)
+		:: splitreq || rescue -> publish(0)
 		:: else -> skip
 		fi;
 		i++
@@ -165,6 +258,10 @@ active proctype owner()
 	i = 0;
 	do
 	:: i < N ->
+		if
+		:: rescue -> ack()
+		:: else -> skip
+		fi;
 		if
 		:: splitreq && osplit < N -> publish(N)
 		:: else -> skip
@@ -182,7 +279,7 @@ active proctype owner()
 			};
 			if
 			:: !mine && ok ->                /* taken as a thief does */
-				fn[i] = 0; exec_frame(i); done[i] = 1
+				fn[i] = 0; exec_frame(i); done[i] = RAN
 			:: !mine && !ok -> skip           /* stolen */
 			:: mine ->
 				reclaim(i);
@@ -191,74 +288,131 @@ active proctype owner()
 		:: else -> skip
 		fi;
 		if
-		:: mine -> fn[i] = 0; exec_frame(i)
+		:: mine ->
+#ifdef MUT_CHECK_FIRST
+			claim_check(i);
+			fn[i] = 0;
+#else
+			fn[i] = 0;
+			claim_check(i);
+#endif
+			if
+			:: mine -> exec_frame(i)
+			:: else -> skip
+			fi
 		:: else -> skip
 		fi;
 		i++
 	:: else -> break
 	od;
-	/* pop-down: newest first */
+	/* pop-down: newest first; each top store is checked */
 	i = N;
 	do
+	:: i == 0 ->
+		top = 0;
+		ack();
+		if
+#ifndef MUT_NO_BACKUP
+		:: acked && osplit > 0 -> i = osplit
+#endif
+		:: else -> break
+		fi
 	:: i > 0 ->
 		i--;
 		top = i + 1;
+		ack();
 		if
-		:: i >= osplit -> skip
+#ifndef MUT_NO_BACKUP
+		:: acked && osplit > i + 1 -> i = osplit
+#endif
 		:: else ->
-			reclaim(i);
 			if
-			:: ok -> skip
+			:: i >= osplit -> skip
 			:: else ->
-				/* xs_deque_wait_stolen() */
-				done[i] == 1;
-				done[i] = 0;
-				atomic { head = i; split = i };
-				osplit = i
+				reclaim(i);
+				if
+				:: ok -> skip
+				:: else ->
+					/* xs_deque_wait_stolen() */
+					done[i] != 0;
+					fn[i] = 0;
+					done[i] = 0;
+					atomic { head = i; split = i };
+					osplit = i
+				fi
 			fi
 		fi
-	:: else -> break
 	od;
-	top = 0;
-	/* no lost frame, none joined before it finished */
+	/* no lost frame, none joined before it finished, nothing public */
 	i = 0;
 	do
 	:: i < N -> assert(ran[i] == 1 && done[i] == 0); i++
 	:: else -> break
 	od;
+	assert(split == 0 && head == 0);
 	owner_done = 1
 }
 
 active [NTHIEVES] proctype thief()
 {
-	byte h, s, tries = 0;
+	byte h, s, t, tries = 0;
 	bit won, f;
 
 	do
 	:: tries == TRIES || owner_done -> break
 	:: else ->
 		tries++;
-		atomic { h = head; s = split };
 		if
-		:: h < s ->
-			atomic {
-				won = (head == h && split == s);
+		:: true ->
+			atomic { h = head; s = split };
+			if
+			:: h < s ->
+				atomic {
+					won = (head == h && split == s);
+					if
+					:: won -> head = h + 1
+					:: else -> skip
+					fi
+				};
 				if
-				:: won -> head = h + 1
+				:: won ->
+					f = fn[h];
+					if
+					:: f -> exec_frame(h)
+					:: else -> skip
+					fi;
+					if
+					:: f -> done[h] = RAN
+					:: else -> done[h] = BACK
+					fi
+				:: else -> skip
+				fi
+			:: else -> splitreq = 1
+			fi
+#ifdef RESCUE
+		:: true ->
+			/* xs_deque_rescue() */
+			atomic {
+				won = !rescue;
+				if
+				:: won -> rescue = 1; held = 1
 				:: else -> skip
 				fi
 			};
 			if
 			:: won ->
-				f = fn[h];
-				if
-				:: f -> exec_frame(h)
-				:: else -> skip
-				fi;
-				done[h] = 1
+				s = split;
+				t = top;
+				atomic {
+					if
+					:: split == s && t > s -> split = t; check_inv()
+					:: else -> skip
+					fi
+				};
+				held = 0
 			:: else -> skip
 			fi
-		:: else -> splitreq = 1
+#endif
 		fi
 	od
 }
