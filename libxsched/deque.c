@@ -74,10 +74,16 @@ _Static_assert(offsetof(struct xs_deque, splitreq) == XS_CACHE_LINE,
 #ifdef XS_DEBUG
 static void xs_deque_check(struct xs_worker *w)
 {
-	uint64_t ts = xs_load_relaxed(&w->dqs.ts);
+	/* Acquire: a rescuer's split (R5, deque_rescue.c) brings its RESCUE
+	 * bit (R1) with it. */
+	uint64_t ts = xs_load_acquire(&w->dqs.ts);
 
 	if (xs_ts_head(ts) <= xs_ts_split(ts) && xs_ts_split(ts) == w->dq.split &&
 	    w->dq.split <= w->dq.top && w->dq.base <= w->dq.top)
+		return;
+	/* A rescue in flight moves the split behind the owner's back; the
+	 * owner's ack resyncs it (deque_rescue.c). */
+	if (__atomic_load_n(&w->dq.splitreq, __ATOMIC_RELAXED) & XS_SPLITREQ_RESCUE)
 		return;
 	fprintf(stderr, "xsched: worker %u's deque breaks head %u <= split %u (owner's %u) "
 		"<= top %u, base %u\n", w->id, xs_ts_head(ts), xs_ts_split(ts), w->dq.split,
@@ -165,24 +171,33 @@ static void xs_deque_wake_one(struct xs_worker *w)
 static void xs_deque_publish_to(struct xs_worker *w, uint32_t ns)
 {
 	struct xs_deque *d = &w->dq;
-	uint32_t s = d->split, t = d->top;
+	uint32_t s, t = d->top;
 	uint64_t old;
 
+	xs_deque_rescue_check(w); /* a rescuer's split first (rescue) */
+	s = d->split;
 	/* Nothing private: keep the request for the next spawn. */
-	if (t == s)
+	if (t <= s)
 		return;
 	/* Relaxed: cleared before the split moves, so a thief that asks
-	 * again after seeing the new split gets another publication. */
-	__atomic_store_n(&d->splitreq, 0, __ATOMIC_RELAXED);
+	 * again after seeing the new split gets another publication. An RMW
+	 * (rescue): the word's other bits are the rescuers'. */
+	__atomic_fetch_and(&d->splitreq, ~XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
 	if (!ns)
 		ns = s + (t - s + 1) / 2;
 	old = xs_load_relaxed(&w->dqs.ts);
 	/* Release publishes the frames [s, ns) (plain stores) to the
 	 * thief's acquire CAS in xs_deque_steal_from(). Thieves move head
-	 * concurrently: retry with the head they left. */
+	 * concurrently: retry with the head they left. (rescue) A split we
+	 * did not set is a rescuer's: acquire (on failure) pairs with its
+	 * release CAS, so the check sees its claim; take its split. */
 	while (!atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), ns),
-						      memory_order_release, memory_order_relaxed))
-		;
+						      memory_order_release, memory_order_acquire)) {
+		if (xs_ts_split(old) != s) { /* (rescue) */
+			xs_deque_rescue_check(w);
+			return;
+		}
+	}
 	d->split = ns;
 	xs_deque_check(w);
 	xs_counter_inc(&w->fctr.publishes);
@@ -201,7 +216,7 @@ void xs_task_publish(void)
 
 /* Frame @i (< split) is public or stolen. Lower split to i if no thief
  * took it (true: it is private again), else false. */
-static bool xs_deque_reclaim(struct xs_worker *w, uint32_t i)
+bool xs_deque_reclaim(struct xs_worker *w, uint32_t i)
 {
 	/* Relaxed: we read nothing a thief wrote; the CAS's place in ts's
 	 * modification order is all that decides who owns frame i. */
@@ -255,9 +270,9 @@ static bool xs_deque_take_own(struct xs_worker *w, uint32_t i, bool *ran)
 	/* Ours, below head: the pop below treats it as taken and finds it
 	 * done (our own relaxed store, read back by this thread). */
 	fn = f->fn;
-	f->fn = NULL;
+	__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED); /* thieves' loads */
 	xs_frame_call(&w->dq, fn, f->arg);
-	__atomic_store_n(&f->done, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->done, XS_FRAME_RAN, __ATOMIC_RELAXED);
 	*ran = true;
 	return true;
 }
@@ -272,9 +287,13 @@ static void xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
 	xs_counter_inc(&w->fctr.frames_stolen);
 	if (!xs_frame_done(f))
 		xs_worker_wait_until(w, xs_frame_done, f);
-	if (f->fn) /* not claimed by us before a thief took it: it ran there */
+	/* Relaxed: our own acquire above read it. */
+	if (__atomic_load_n(&f->done, __ATOMIC_RELAXED) == XS_FRAME_RAN)
 		xs_counter_inc(&w->fctr.frames_stolen_ran);
-	/* Relaxed: the frame is the owner's again (done acquired above). */
+	/* Relaxed: the frame is the owner's again (done acquired above).
+	 * (rescue) fn cleared: a rescuer may publish this slot again before
+	 * the owner sees its claim, and a thief must then find no task. */
+	__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&f->done, 0, __ATOMIC_RELAXED);
 	/* Release, though no thief can act on (i, i): a stalled thief's CAS
 	 * expects a value with head < split. Whatever runs nested above i
@@ -299,24 +318,46 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		/* Relaxed: a hint, see xs_spawn(). Served before a child that
 		 * may run long, with every frame left: this join takes its
 		 * frames from the oldest on anyway, as thieves do. */
-		if (__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) && d->split < hi)
+		uint32_t r = __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED);
+
+		if (r & XS_SPLITREQ_RESCUE)
+			xs_deque_rescue_check(w);
+		if ((r & XS_SPLITREQ_REQ) && d->split < hi)
 			xs_deque_publish_to(w, hi);
 		if (i < d->split) {
 			if (!xs_deque_take_own(w, i, &ran) || ran)
 				continue; /* stolen, or taken and run: popped below */
 		}
 		fn = f->fn;
-		f->fn = NULL;
+		/* Relaxed, then the rescue check (deque_rescue.c). */
+		__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED);
+		if (xs_deque_rescue_check(w) && !xs_deque_rescue_claimed(w, i))
+			continue; /* a thief ran it: popped below */
 		xs_frame_call(d, fn, f->arg);
 	}
-	/* Newest first: drop what we ran, wait for what thieves took. */
-	for (uint32_t i = hi; i-- > lo;) {
-		d->top = i + 1;
+	/* Newest first: drop what we ran, wait for what thieves took. Each
+	 * store that lowers top is followed by the rescue check; a rescuer
+	 * that published above the new top makes us go back up to its split
+	 * (deque_rescue.c). Relaxed: read by rescuers after their fence. */
+	for (uint32_t i = hi;;) {
+		if (i == lo) {
+			__atomic_store_n(&d->top, lo, __ATOMIC_RELAXED);
+			if (xs_deque_rescue_check(w) && d->split > lo) {
+				i = d->split;
+				continue;
+			}
+			break;
+		}
+		i--;
+		__atomic_store_n(&d->top, i + 1, __ATOMIC_RELAXED);
+		if (xs_deque_rescue_check(w) && d->split > i + 1) {
+			i = d->split;
+			continue;
+		}
 		if (i >= d->split || xs_deque_reclaim(w, i))
 			continue;
 		xs_deque_wait_stolen(w, i);
 	}
-	d->top = lo;
 	xs_deque_check(w);
 }
 
@@ -340,7 +381,9 @@ static bool xs_deque_steal_from(struct xs_worker *w, struct xs_worker *v, bool *
 							   memory_order_acquire))
 			continue;
 		f = &v->dq.frames[h];
-		fn = f->fn;
+		/* Relaxed: the owner's claim of a frame a rescuer published
+		 * may race with this load (deque_rescue.c). */
+		fn = __atomic_load_n(&f->fn, __ATOMIC_RELAXED);
 		if (h + 1 < xs_ts_split(old))
 			xs_deque_wake_one(w); /* more left: one more thief */
 		if (fn) {
@@ -349,15 +392,18 @@ static bool xs_deque_steal_from(struct xs_worker *w, struct xs_worker *v, bool *
 			xs_task_run_stolen(w, fn, f->arg, v);
 		}
 		/* Release publishes what the task did to the owner's acquire
-		 * in xs_frame_done(); after it the frame is the owner's. */
-		__atomic_store_n(&f->done, 1, __ATOMIC_RELEASE);
+		 * in xs_frame_done(); after it the frame is the owner's. BACK:
+		 * not run here (deque_rescue.c runs it when the claim was
+		 * the owner's, made after a rescue published it). */
+		__atomic_store_n(&f->done, fn ? XS_FRAME_RAN : XS_FRAME_BACK, __ATOMIC_RELEASE);
 		xs_park_notify(&v->park);
 		return fn != NULL;
 	}
 	/* Nothing public: ask the owner to publish. Relaxed, a hint; written
-	 * only when clear, so polling thieves do not bounce its line. */
-	if (!__atomic_load_n(&v->dq.splitreq, __ATOMIC_RELAXED))
-		__atomic_store_n(&v->dq.splitreq, 1, __ATOMIC_RELAXED);
+	 * only when clear, so polling thieves do not bounce its line; an RMW
+	 * that keeps the rescue bits. */
+	if (!(__atomic_load_n(&v->dq.splitreq, __ATOMIC_RELAXED) & XS_SPLITREQ_REQ))
+		__atomic_fetch_or(&v->dq.splitreq, XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
 	return false;
 }
 
@@ -381,7 +427,8 @@ bool xs_deque_steal(struct xs_worker *w)
 				return true;
 			}
 		}
-	} while (seen); /* claimed frames only, or lost races: look again */
+	} while (seen || xs_deque_rescue_scan(w)); /* claimed frames only, lost
+						      * races, or rescued: again */
 	return false;
 }
 
@@ -404,8 +451,8 @@ bool xs_deque_visible(struct xs_worker *w)
 		if (xs_ts_head(ts) < xs_ts_split(ts))
 			return true;
 		/* Relaxed: a hint, as in xs_deque_steal_from(). */
-		if (!__atomic_load_n(&v->dq.splitreq, __ATOMIC_RELAXED))
-			__atomic_store_n(&v->dq.splitreq, 1, __ATOMIC_RELAXED);
+		if (!(__atomic_load_n(&v->dq.splitreq, __ATOMIC_RELAXED) & XS_SPLITREQ_REQ))
+			__atomic_fetch_or(&v->dq.splitreq, XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
 	}
 	return false;
 }

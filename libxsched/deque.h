@@ -75,6 +75,37 @@ static inline uint64_t xs_ts(uint32_t head, uint32_t split)
 struct xs_worker;
 struct xs_runtime;
 
+/* The bits of struct xs_deque's splitreq. REQ: a thief asks the owner to
+ * publish (set by thieves, cleared by the owner). RESCUE and HELD: the
+ * rescue claim of deque_rescue.c (RESCUE cleared only by the owner, HELD
+ * only by the rescuer). Thieves and rescuers change the word with RMWs
+ * only, so that no bit is lost. */
+#define XS_SPLITREQ_REQ    1u
+#define XS_SPLITREQ_RESCUE 2u
+#define XS_SPLITREQ_HELD   4u
+
+/* A thief's `done` for a frame it took: it ran it (RAN), or found it
+ * claimed by the owner (fn == NULL) and did not (BACK). */
+#define XS_FRAME_RAN  1u
+#define XS_FRAME_BACK 2u
+
+/* deque_rescue.c. Owner: after a store that claims a frame or lowers
+ * top, whether a rescuer moved the split; if so, wait for it and take the
+ * split it left (true). */
+bool xs_deque_rescue_check(struct xs_worker *w);
+/* deque.c: frame @i (< split) public or stolen: lower split to i if no
+ * thief took it (true). */
+bool xs_deque_reclaim(struct xs_worker *w, uint32_t i);
+/* Owner: frame @i, just claimed (fn cleared), after a rescue check:
+ * whether the owner still runs it. */
+bool xs_deque_rescue_claimed(struct xs_worker *w, uint32_t i);
+/* Thief: publish the private frames of a stranded worker. True if some
+ * frames became public. */
+bool xs_deque_rescue_scan(struct xs_worker *w);
+/* Thief about to park: XSCHED_RESCUE_US in ns if another worker holds
+ * private frames (a rescue may be due then), else 0. */
+uint64_t xs_deque_rescue_park_ns(struct xs_worker *w);
+
 int xs_deque_init(struct xs_worker *w);
 void xs_deque_destroy(struct xs_worker *w);
 

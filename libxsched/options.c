@@ -147,9 +147,9 @@ static const struct xs_option_def xs_option_table[] = {
 	  NULL },
 	{ "XSCHED_RESCUE_US", XS_OPT_INT, XS_OPT(rescue_us), 2000, 1, 10000000, "1..10000000",
 	  "2000",
-	  "a victim that xschedd shows preempted or stopped for this long is stranded: "
-	  "counted by thieves (xs_daemon_info), whose work a thief may take once rescue "
-	  "lands", NULL },
+	  "a victim that xschedd shows preempted or stopped for this long, or that leaves "
+	  "a thief's splitreq unanswered this long, is stranded: a thief publishes its "
+	  "private frames for it (deque_rescue.c)", NULL },
 };
 
 #define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))

@@ -30,8 +30,14 @@
  * stale since_ns, a long task) costs a claim that is handed back, never a
  * task lost or run twice, because of the claim protocol below.
  *
- * ---- Claiming a stranded victim's work (design; lands with the split
- *      deque of the steal path, on which its victim side must sit) ----
+ * ---- What a thief does with a stranded victim ----
+ *
+ * Frames (the work-first deque): deque_rescue.c publishes the victim's
+ * private frames for it, with the claim-then-check rule on the victim's
+ * side; modelled in tests/models/deque.pml (-DRESCUE). That is built.
+ *
+ * Descriptor tasks in the victim's SPSC queues (libgomp's, slb, rp): the
+ * design below, modelled in tests/models/rescue-claim.pml; NOT built yet.
  *
  * Each worker V gets, on a cache line of its own, a claim word
  *
@@ -139,6 +145,7 @@ struct xs_rescue_watch {
 	uint64_t value;    /* the victim's counter (round) when armed */
 	uint64_t armed_ns; /* when; 0: not armed */
 	uint32_t victim;
+	uint64_t next_scan_ns; /* deque_rescue.c: the next look at victims */
 };
 
 /* Watch @victim, whose counter reads @value now (a request carrying it was

@@ -16,6 +16,7 @@
 #include "dlb.h"
 #include "options.h"
 #include "park.h"
+#include "rescue.h"
 #include "profile.h"
 #include "spsc.h"
 #include "stats.h"
@@ -46,6 +47,10 @@ struct xs_frame_counters {
 	xs_counter_t publishes;         /* split moves up (splitreq served) */
 	xs_counter_t idle_work_ns;      /* parked while a frame it was woken
 					 * for waited: wake to running */
+	/* deque_rescue.c: a stranded victim's private frames this worker
+	 * published on its behalf, and the claims that did so. */
+	xs_counter_t rescued_frames;
+	xs_counter_t rescues;
 };
 
 struct xs_worker {
@@ -90,6 +95,7 @@ struct xs_worker {
 	struct xs_barrier_node bnode;
 	struct xs_dlb_cells cells;
 	struct xs_deque_shared dqs;
+	struct xs_rescue_watch rescue;  /* deque_rescue.c, thief-private */
 };
 
 struct xs_runtime {

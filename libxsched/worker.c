@@ -693,7 +693,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			       const struct xs_task *joining)
 {
 	struct xs_wait_ctx ctx = { w, done, arg };
-	uint64_t idle_since = 0, stall_t0 = 0;
+	uint64_t idle_since = 0, stall_t0 = 0, rescue_ns;
 	uint32_t spins = 0;
 
 	while (!done(arg)) {
@@ -745,7 +745,12 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		 * thieves are never needed for progress (the owner runs its
 		 * own tasks), so no wake-up that matters can be lost. */
 		atomic_fetch_add_explicit(&w->rt->nparked, 1, memory_order_relaxed);
-		xs_park(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks);
+		/* (rescue) Frames held private by a worker that may be
+		 * stranded: look again after the rescue threshold. */
+		if ((rescue_ns = xs_deque_rescue_park_ns(w)))
+			xs_park_timed(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks, rescue_ns);
+		else
+			xs_park(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks);
 		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
 		xs_deque_woken(w);
 		idle_since = xs_now_ns();

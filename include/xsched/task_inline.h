@@ -78,6 +78,8 @@ int xs_task_wait(void);
 void xs_task_publish(void);
 int xs_task_wait_from(uint32_t first);
 void xs_task_end(void);
+int xs_task_rescued(uint32_t i);
+int xs_task_retired(uint32_t top);
 
 static inline struct xs_deque *xs_deque_self(void)
 {
@@ -98,7 +100,9 @@ static inline int xs_spawn(void (*fn)(void *arg), const void *arg, size_t size)
 	f = &d->frames[d->top];
 	f->fn = fn;
 	memcpy(f->arg, arg, size);
-	d->top++;
+	/* Release: the frame to a rescuer's acquire of top (deque_rescue.c);
+	 * its check is the splitreq load below. */
+	__atomic_store_n(&d->top, d->top + 1, __ATOMIC_RELEASE);
 	/* Relaxed: a hint from a thief; the publication itself is ordered
 	 * by the CAS in xs_task_publish(). */
 	if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0, 0))
@@ -144,15 +148,27 @@ static inline int xs_sync(void)
 				     __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0, 0))
 			return xs_task_wait_from(i);
 		/* Claimed: a later publication may expose this frame to a
-		 * thief, which then finds fn NULL and leaves it alone. */
-		f->fn = NULL;
+		 * thief, which then finds fn NULL and leaves it alone.
+		 * Relaxed: a thief reads fn once a rescuer published the
+		 * frame; claim first, then look for a rescue (a compiler
+		 * barrier against the rescuer's membarrier, deque_rescue.c). */
+		__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0, 0) &&
+		    !xs_task_rescued(i))
+			continue;
 		xs_frame_call(d, fn, f->arg);
 	}
 	/* A publication while the frames ran may have exposed some of them:
 	 * the out-of-line join takes back or waits for what is public. */
 	if (__builtin_expect(d->split > d->base, 0))
 		return xs_task_wait_from(d->top);
-	d->top = d->base;
+	i = d->top;
+	/* Relaxed, then the rescue check as above: deque_rescue.c. */
+	__atomic_store_n(&d->top, d->base, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0, 0))
+		return xs_task_retired(i);
 	if (__builtin_expect(d->ctx != XS_CTX_LAZY, 0))
 		return xs_task_wait();
 	return 0;

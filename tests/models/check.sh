@@ -33,9 +33,18 @@ runs=(
 	"dlb|-DMUT_NO_BUMP|error"
 	"barrier||verify"
 	"barrier|-DMUT_TWO_COUNTER|error"
-	# The work-first split deque's steal path (libxsched, in progress on
-	# another branch) gets its model here once the deque has landed:
-	# deque.pml with a thief/owner race on the split point.
+	# The work-first split deque's steal path (deque.c, task_inline.h).
+	"deque||verify"
+	"deque|-DNTHIEVES=1|verify"
+	"deque|-DMUT_STORE_TS|error"
+	"deque|-DMUT_RECLAIM_BLIND|error"
+	# ... with the rescue of a stranded owner (deque_rescue.c). The full
+	# -DRESCUE (3 frames, 2 thieves: 3e7 states) takes minutes; these
+	# bounds keep the rescuer/thief race and the owner's every step.
+	"deque|-DRESCUE -DN=2|verify"
+	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3|verify"
+	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_CHECK_FIRST|error"
+	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_NO_BACKUP|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do
