@@ -144,7 +144,9 @@ static inline struct xs_frame *xs_frame_next(struct xs_deque *d)
 
 static inline void xs_frame_commit(struct xs_deque *d)
 {
-	d->top++;
+	/* Release: the frame to a rescuer's acquire of top, as in
+	 * xs_spawn() (deque_rescue.c). */
+	__atomic_store_n(&d->top, d->top + 1, __ATOMIC_RELEASE);
 	/* Relaxed: a hint from a thief, as in xs_spawn(). */
 	if (xs_unlikely(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0))
 		xs_task_publish();
