@@ -6,22 +6,23 @@
 # kernel sees 2 and 4 NUMA nodes. A QEMU guest (scripts/system/image.sh
 # builds it once, cached in ~/.cache/xsched/system/), booted three times:
 #
-#   1 node   (2 CPUs, no -numa): the service tests of
-#            scripts/system/guest.sh, then the NUMA tests
-#   2 nodes  (-numa node x2, distance 21): the NUMA tests
-#   4 nodes  (two pairs, distances 16 and 22): the NUMA tests
+#   single  1 node   (2 CPUs, no -numa): the service tests of
+#                    scripts/system/guest.sh, then the NUMA tests
+#   numa2   2 nodes  (-numa node x2, distance 21): the NUMA tests
+#   numa4   4 nodes  (two pairs, distances 16 and 22): the NUMA tests
 #
-# The NUMA tests read the guest's own view (libnuma, sysfs, SLIT): the
-# numa-* and xschedd-publishes-kernel-nodes tests and topology-real-machine;
-# the others of the list run there too, on their synthetic machines.
+# XS_SYSTEM_BOOTS="numa2 numa4" runs only those. The NUMA tests read the
+# guest's own view (libnuma, sysfs, SLIT; the list below).
 #
 # The guest reads its work from a 9p share (guest.sh, the .debs, the test
-# programs and their tests/), writes TAP back there and powers off; each
-# boot has a hard timeout (XS_SYSTEM_TIMEOUT, seconds). The kernel and
-# initrd are the guest's own (linux-image-amd64), not the host's.
+# programs), writes TAP back there and powers off; each boot has a hard
+# timeout (XS_SYSTEM_TIMEOUT, seconds). The kernel and initrd are the
+# guest's own (linux-image-amd64), not the host's.
 #
 # Needs /dev/kvm; without it the suite SKIPs saying so, unless
-# XS_SYSTEM_TCG=1 asks for QEMU's emulation (minutes per boot).
+# XS_SYSTEM_TCG=1 asks for QEMU's emulation (tens of minutes per boot on
+# a loaded machine; QEMU runs at nice 19, the guest's tests get xs.scale=20
+# times their time limits).
 set -uo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +44,13 @@ timeout_s=${XS_SYSTEM_TIMEOUT:-$((scale > 1 ? 3600 : 1500))}
 for tool in qemu-system-x86_64:qemu-system-x86 mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs; do
 	command -v "${tool%%:*}" >/dev/null || skip "${tool%%:*} not installed (apt install ${tool#*:})"
 done
+# XS_SYSTEM_BOOTS: which boots to run (default all three).
+boots=" ${XS_SYSTEM_BOOTS:-single numa2 numa4} "
+for b in $boots; do
+	[[ " single numa2 numa4 " == *" $b "* ]] ||
+		{ echo "Bail out! XS_SYSTEM_BOOTS: \"$b\" is not a boot (single, numa2, numa4)"; exit 1; }
+done
+
 # The packages of this tree (make deb), unless XS_SYSTEM_DEBS=keep reuses
 # those already in BUILDDIR/deb.
 if [[ ${XS_SYSTEM_DEBS:-} != keep ]]; then
@@ -138,12 +146,6 @@ boot() { # boot NAME MODE QEMU-NUMA-ARGS...
 	rm -f "$share/out/$mode.tap" "$share/out/$mode.topology"
 }
 
-# XS_SYSTEM_BOOTS: which boots to run (default all three).
-boots=" ${XS_SYSTEM_BOOTS:-single numa2 numa4} "
-for b in $boots; do
-	[[ " single numa2 numa4 " == *" $b "* ]] ||
-		{ echo "Bail out! XS_SYSTEM_BOOTS: \"$b\" is not a boot (single, numa2, numa4)"; exit 1; }
-done
 
 [[ $boots == *" single "* ]] &&
 	boot single service -smp 2,sockets=1,cores=2,threads=1
