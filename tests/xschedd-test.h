@@ -423,6 +423,22 @@ static inline uint64_t xsd_test_generation(const struct xsd_test_client *c)
 	return __atomic_load_n(&c->state->generation, __ATOMIC_ACQUIRE);
 }
 
+/* Whether the daemon publishes @n more ticks within @ms ms (times
+ * XS_TEST_TIMEOUT_SCALE): that it keeps publishing, not how fast, which
+ * a loaded or emulated machine (make check-system without KVM) slows. */
+static inline int xsd_test_publishes(const struct xsd_test_client *c, unsigned int n,
+				     unsigned int ms)
+{
+	uint64_t want = xsd_test_generation(c) + n;
+
+	for (unsigned int t = 0; t < ms * xs_test_timeout_scale(); t += 2) {
+		if (xsd_test_generation(c) >= want)
+			return 1;
+		xsd_test_sleep_ms(2);
+	}
+	return xsd_test_generation(c) >= want;
+}
+
 /* Wait until the daemon has published @n more ticks: n = 2 guarantees one
  * whole tick that began after the call. */
 static inline void xsd_test_wait_ticks(const struct xsd_test_client *c, unsigned int n)
