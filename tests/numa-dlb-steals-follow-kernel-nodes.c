@@ -28,7 +28,8 @@ static bool steals_with(struct __test_metadata *_metadata, const char *dlb,
 	im.nworkers = (int)(2 * t->ncpus > 32 ? 32 : 2 * t->ncpus);
 	xs_topology_free(t);
 	if (kv_cpu_nodes() < 2)
-		SKIP(return false, "one NUMA node with CPUs here: no steal can cross nodes (make check-system boots 2 and 4)");
+		SKIP(return false, "one NUMA node with CPUs here: no steal can cross nodes "
+				   "(make check-system boots 2 and 4)");
 	unsetenv("XSCHED_SYSFS_ROOT");
 	setenv("XSCHED_DLB_LOCAL", local, 1);
 	ASSERT_EQ(0, imbalance_measure(dlb, &im, st));

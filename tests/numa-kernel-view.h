@@ -116,7 +116,8 @@ static inline uint32_t kv_cpu_nodes(void)
 		if (numa_node_to_cpus(node, cpus))
 			continue;
 		for (unsigned int c = 0; c < cpus->size && !any; c++)
-			any = numa_bitmask_isbitset(cpus, c) && numa_bitmask_isbitset(numa_all_cpus_ptr, c);
+			any = numa_bitmask_isbitset(cpus, c) &&
+			      numa_bitmask_isbitset(numa_all_cpus_ptr, c);
 		n += (uint32_t)any;
 	}
 	numa_free_cpumask(cpus);
