@@ -40,6 +40,9 @@
  *    storage (queued_at) at wakeup and at a preempted task's switch-out,
  *    which costs a storage update per wakeup.
  *
+ * Registration runs as a task iterator (xs_task_register below), which
+ * Linux 6.1 has; no kfunc is used, so this loads on Debian 12's kernel.
+ *
  * workers[] is frozen after load: no user-space write, by bpf(2) or by a
  * mapping, so that the descriptor clients get maps read-only. xschedd sets
  * a slot's identity (tid, pid) through the xs_slot_set program before the
@@ -95,9 +98,6 @@ struct {
 	__type(key, int);
 	__type(value, __u64);
 } queued_at SEC(".maps");
-
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
 
 /* task_struct::__state bits (include/linux/sched.h), stable since 2.6. */
 #define XS_TASK_STOPPED 0x0004 /* __TASK_STOPPED: SIGSTOP, group stop */
@@ -356,20 +356,30 @@ int xs_slot_set(struct xs_bpf_slot_args *a)
 }
 
 /*
- * Make thread a->tid of process a->pid the worker of slot a->slot: returns
- * 0, -ESRCH (no such thread in that process), -EEXIST (already a worker)
- * or -ENOMEM.
+ * Registration: the task iterator (iter/task), not a syscall program with
+ * the bpf_task_from_pid kfunc, which Linux 6.1 (Debian 12) lacks. xschedd
+ * attaches these with the link's tid filter (Linux 6.1), so the iterator
+ * visits that one thread (looked up in xschedd's PID namespace, where it
+ * checked /proc/PID/task/TID) or none, and reads it: the program writes
+ * its result (an int, 0 or -errno) into the read; nothing read means no
+ * such thread. Its arguments are xs_call, set by xschedd just before the
+ * read (xschedd is single-threaded: one call at a time).
  */
-SEC("syscall")
-int xs_task_register(struct xs_bpf_slot_args *a)
+struct xs_bpf_slot_args xs_call;
+
+/* Make thread xs_call.tid of process xs_call.pid the worker of slot
+ * xs_call.slot: writes 0, -ESRCH (that thread is not in that process),
+ * -EEXIST (already a worker) or -ENOMEM. */
+SEC("iter/task")
+int xs_task_register(struct bpf_iter__task *ctx)
 {
-	struct task_struct *t = bpf_task_from_pid((s32)a->tid);
+	struct task_struct *t = ctx->task;
 	int ret = -3; /* -ESRCH */
 	__u32 *slot;
 
 	if (!t)
-		return ret;
-	if ((__u32)t->tgid != a->pid)
+		return 0; /* the end of the iteration */
+	if ((__u32)t->pid != xs_call.tid || (__u32)t->tgid != xs_call.pid)
 		goto out;
 	ret = -17; /* -EEXIST */
 	if (bpf_task_storage_get(&worker_of, t, NULL, 0))
@@ -377,28 +387,32 @@ int xs_task_register(struct xs_bpf_slot_args *a)
 	ret = -12; /* -ENOMEM */
 	slot = bpf_task_storage_get(&worker_of, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (slot) {
-		*slot = a->slot;
+		*slot = xs_call.slot;
 		ret = 0;
 	}
 out:
-	bpf_task_release(t);
-	return ret;
+	bpf_seq_write(ctx->meta->seq, &ret, sizeof(ret));
+	return 0;
 }
 
-/* Thread a->tid is no longer the worker of slot a->slot (if it still is
- * and still lives; a task that exited took its storage with it). */
-SEC("syscall")
-int xs_task_unregister(struct xs_bpf_slot_args *a)
+/* Thread xs_call.tid is no longer the worker of slot xs_call.slot (if it
+ * still is and still lives; a task that exited took its storage with it).
+ * Writes 0. */
+SEC("iter/task")
+int xs_task_unregister(struct bpf_iter__task *ctx)
 {
-	struct task_struct *t = bpf_task_from_pid((s32)a->tid);
+	struct task_struct *t = ctx->task;
+	int ret = 0;
 	__u32 *slot;
 
 	if (!t)
 		return 0;
-	slot = bpf_task_storage_get(&worker_of, t, NULL, 0);
-	if (slot && *slot == a->slot)
-		bpf_task_storage_delete(&worker_of, t);
-	bpf_task_release(t);
+	if ((__u32)t->pid == xs_call.tid) {
+		slot = bpf_task_storage_get(&worker_of, t, NULL, 0);
+		if (slot && *slot == xs_call.slot)
+			bpf_task_storage_delete(&worker_of, t);
+	}
+	bpf_seq_write(ctx->meta->seq, &ret, sizeof(ret));
 	return 0;
 }
 

@@ -60,7 +60,8 @@ _Static_assert(__builtin_offsetof(struct xs_bpf_cpu, migrations_in) == 128,
 /*
  * Argument of the xs_slot_set program (BPF_PROG_RUN by xschedd): the
  * worker-state map is frozen, so user space, xschedd included, writes a
- * slot only through this program.
+ * slot only through this program. Also the arguments of the registration
+ * iterators (xs_task_register, xs_task_unregister: the global xs_call).
  */
 #define XS_BPF_SLOT_IF_UNKNOWN 1u /* set state/cpu only if still UNKNOWN */
 

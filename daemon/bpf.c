@@ -14,10 +14,11 @@
  * task-storage update per wakeup.
  *
  * Kernel: BPF mode needs tp_btf, task local storage, BPF_F_MMAPABLE arrays
- * and the bpf_task_from_pid kfunc in syscall programs (the kfunc appeared
- * in Linux 6.2; tested on 6.18). Where the load fails xschedd runs
- * degraded. Registration goes by tid through that kfunc, so no pidfd is
- * needed (pidfd_open() of a non-leader thread needs PIDFD_THREAD, 6.9).
+ * and task iterators with a tid filter (Linux 6.1: Debian 12's kernel;
+ * tested on 6.1 and 6.18). Where the load fails xschedd runs degraded and
+ * says why. Registration runs the xs_task_register iterator on the one
+ * thread: no kfunc (bpf_task_from_pid is 6.2), and no pidfd
+ * (pidfd_open() of a non-leader thread needs PIDFD_THREAD, 6.9).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -160,6 +161,10 @@ int xsd_bpf_start(struct xsd *d)
 		xsd_log("bpf: kernel lacks NUMA tracepoint(s)%s: NUMA events not counted\n",
 			missing);
 
+	/* The registration iterators run per call, on one thread each. */
+	bpf_program__set_autoattach(b->skel->progs.xs_task_register, false);
+	bpf_program__set_autoattach(b->skel->progs.xs_task_unregister, false);
+
 	/* With sched_info the wakeup programs serve registered workers only
 	 * (BLOCKED -> RUNNABLE): attached while there are some. */
 	if (!b->rq_stamps) {
@@ -299,10 +304,46 @@ int xsd_bpf_slot_set(struct xsd *d, uint32_t slot, const struct xs_abi_worker *w
 	return ret > 0 ? -EINVAL : ret;
 }
 
+/*
+ * Run iterator @prog on thread @a->tid alone (the link's tid filter, looked
+ * up in our PID namespace) with arguments @a: the int it wrote, or -ESRCH
+ * when it visited no thread, or -errno of the link, the iterator or read.
+ */
+static int xsd_bpf_iter_call(struct xsd_bpf *b, struct bpf_program *prog,
+			     const struct xs_bpf_slot_args *a)
+{
+	union bpf_iter_link_info info = { .task.tid = a->tid };
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info,
+		    .link_info_len = sizeof(info));
+	struct bpf_link *link;
+	int32_t result;
+	ssize_t n;
+	int fd, ret;
+
+	/* Read by the program during read() below, on this thread. */
+	b->skel->bss->xs_call = *a;
+	link = bpf_program__attach_iter(prog, &opts);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	do
+		n = read(fd, &result, sizeof(result));
+	while (n < 0 && errno == EINTR);
+	ret = n == (ssize_t)sizeof(result) ? result : n == 0 ? -ESRCH : n < 0 ? -errno : -EIO;
+	close(fd);
+out:
+	bpf_link__destroy(link);
+	return ret;
+}
+
 int xsd_bpf_register(struct xsd *d, uint32_t pid, uint32_t tid, uint32_t slot)
 {
 	struct xs_bpf_slot_args a = { .slot = slot, .tid = tid, .pid = pid };
-	int ret = xsd_bpf_call(d->bpf->skel->progs.xs_task_register, &a);
+	int ret = xsd_bpf_iter_call(d->bpf, d->bpf->skel->progs.xs_task_register, &a);
 
 	if (ret)
 		return ret > 0 ? -EINVAL : ret;
@@ -314,8 +355,10 @@ int xsd_bpf_register(struct xsd *d, uint32_t pid, uint32_t tid, uint32_t slot)
 int xsd_bpf_unregister(struct xsd *d, uint32_t tid, uint32_t slot)
 {
 	struct xs_bpf_slot_args a = { .slot = slot, .tid = tid };
-	int ret = xsd_bpf_call(d->bpf->skel->progs.xs_task_unregister, &a);
+	int ret = xsd_bpf_iter_call(d->bpf, d->bpf->skel->progs.xs_task_unregister, &a);
 
+	if (ret == -ESRCH)
+		ret = 0; /* the thread exited: its storage went with it */
 	if (d->bpf->nregistered && --d->bpf->nregistered == 0 && !d->bpf->rq_stamps)
 		xsd_bpf_wakeup_attach(d->bpf, false);
 	return ret > 0 ? -EINVAL : ret;

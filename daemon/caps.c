@@ -5,8 +5,8 @@
  * Start-up (loading and attaching BPF, the read-only map descriptor, the
  * runtime directory and socket) is done by now. Afterwards the BPF mode
  * registers workers and writes their slots by running the programs'
- * syscall programs with bpf(2), which kernels with unprivileged BPF
- * disabled allow only with CAP_BPF; nothing else needs
+ * syscall program and task iterators with bpf(2), which kernels with
+ * unprivileged BPF disabled allow only with CAP_BPF; nothing else needs
  * privilege (stat of /proc/PID/task/TID, SO_PEERCRED, our own files). So
  * CAP_BPF is kept in BPF mode, nothing in degraded mode, and the bounding
  * set is emptied so that no exec can regain more.

@@ -162,11 +162,13 @@ uninstall:
 # The Debian packages (debian/), built from a copy of this tree's files
 # (git's list: tracked and new, not ignored) in $(O)/deb/src, so that
 # dpkg-buildpackage writes its .debs into $(O)/deb/ and nothing beside
-# the tree.
+# the tree. lintian then fails the target on any error or warning
+# (debian/*.lintian-overrides explain the few it may not report).
 deb:
 	rm -rf $(O)/deb && mkdir -p $(O)/deb/src
 	git ls-files -z -co --exclude-standard | xargs -0 cp --parents -t $(O)/deb/src
 	cd $(O)/deb/src && dpkg-buildpackage -b -us -uc
+	lintian --fail-on error,warning $(O)/deb/*.changes
 	@ls $(O)/deb/*.deb
 
 # The .debs on a Debian 12 guest with systemd as PID 1 and the NUMA tests

@@ -31,6 +31,7 @@ PACKAGES=(
 	groff-base        # tests/man-pages.sh: groff -man -ww lints man/
 	debhelper         # make deb: debian/rules (dh), dh-sequence-*
 	lintian           # make deb: the packages' lint
+	pkg-config        # tests/install-destdir.sh: xsched.pc; make deb: Build-Depends
 	dpkg-dev          # make install: dpkg-architecture (multiarch LIBDIR); make deb
 	libclang-rt-14-dev # make fuzz: libFuzzer (libclang_rt.fuzzer) and clang's sanitizer runtimes
 	spin              # make check-models (tests/models) and tests/rescue-claim-model.sh: Promela

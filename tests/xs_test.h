@@ -39,6 +39,38 @@ static inline void xs_test_exit(int code)
 #define _exit(code) xs_test_exit(code)
 #endif
 
+/*
+ * The harness's limit per TEST() (30 s, or a TEST_F_TIMEOUT's) times
+ * $XS_TEST_TIMEOUT_SCALE, an integer 1..100 (default 1): make check-system
+ * sets it in guests that QEMU emulates without KVM, which run tens of
+ * times slower. Only the harness's alarm() calls are redirected.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline unsigned int xs_test_timeout_scale(void)
+{
+	const char *e = getenv("XS_TEST_TIMEOUT_SCALE");
+	char *end;
+	long k;
+
+	if (!e || !*e)
+		return 1;
+	k = strtol(e, &end, 10);
+	if (*end || k < 1 || k > 100) {
+		fprintf(stderr, "XS_TEST_TIMEOUT_SCALE=\"%s\" is invalid: expected 1..100\n", e);
+		exit(2);
+	}
+	return (unsigned int)k;
+}
+
+static inline unsigned int xs_test_alarm(unsigned int seconds)
+{
+	return alarm(seconds * xs_test_timeout_scale());
+}
+
+#define alarm(seconds) xs_test_alarm(seconds)
 #include "kselftest_harness.h"
+#undef alarm
 
 #endif /* XS_TEST_H */

@@ -91,7 +91,8 @@ static inline int xsd_test_rm_one(const char *path, const struct stat *st, int f
 /*
  * Start the daemon with "--foreground --runtime-dir <rt>" and the NULL-
  * terminated extra arguments; @pre_exec (may be NULL) runs in the child
- * before exec. Waits up to 5 s for the socket. Returns 0 or -errno.
+ * before exec. Waits up to 5 s for the socket (times
+ * XS_TEST_TIMEOUT_SCALE, tests/xs_test.h). Returns 0 or -errno.
  */
 static inline int xsd_test_start_with(struct xsd_test *t, void (*pre_exec)(struct xsd_test *),
 				      const char *arg, ...)
@@ -149,7 +150,7 @@ static inline int xsd_test_start_with(struct xsd_test *t, void (*pre_exec)(struc
 		_exit(127);
 	}
 	snprintf(sock, sizeof(sock), "%s/" XS_ABI_SOCKET_FILE, t->rt);
-	for (int i = 0; i < 500; i++) {
+	for (unsigned int i = 0; i < 500 * xs_test_timeout_scale(); i++) {
 		int status;
 
 		if (!access(sock, F_OK))
@@ -420,6 +421,22 @@ static inline uint64_t xsd_test_generation(const struct xsd_test_client *c)
 	 * write section; a test that copies the state afterwards still goes
 	 * through xsd_test_snapshot(). The field only grows. */
 	return __atomic_load_n(&c->state->generation, __ATOMIC_ACQUIRE);
+}
+
+/* Whether the daemon publishes @n more ticks within @ms ms (times
+ * XS_TEST_TIMEOUT_SCALE): that it keeps publishing, not how fast, which
+ * a loaded or emulated machine (make check-system without KVM) slows. */
+static inline int xsd_test_publishes(const struct xsd_test_client *c, unsigned int n,
+				     unsigned int ms)
+{
+	uint64_t want = xsd_test_generation(c) + n;
+
+	for (unsigned int t = 0; t < ms * xs_test_timeout_scale(); t += 2) {
+		if (xsd_test_generation(c) >= want)
+			return 1;
+		xsd_test_sleep_ms(2);
+	}
+	return xsd_test_generation(c) >= want;
 }
 
 /* Wait until the daemon has published @n more ticks: n = 2 guarantees one

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# image.sh DIR - build, once, the Debian 12 guest of make check-system in
-# DIR (outside git: ~/.cache/xsched/system/<key>): rootfs.img (ext4),
-# vmlinuz and initrd.img of the guest's own linux-image-amd64.
+# image.sh DIR [PACKAGE...] - build, once, the Debian 12 guest of make
+# check-system in DIR (outside git: ~/.cache/xsched/system/<key>):
+# rootfs.img (ext4), vmlinuz and initrd.img of the guest's own
+# linux-image-amd64.
 #
 # mmdebstrap from the apt mirror this machine uses (/etc/apt/sources.list*),
 # minbase plus systemd as PID 1, a kernel, gcc and pkg-config (the guest
-# builds the test programs), numactl, and the run-time libraries of the
-# xsched packages (dpkg -i needs no network then). At boot the unit
+# builds the test programs), numactl, and the PACKAGEs: check-system.sh
+# passes the dependencies of the xsched packages (dpkg -i needs no network
+# then), and a change of them makes a new image. At boot the unit
 # xsched-guest.service mounts the host's 9p share "xs" on /mnt/xs, runs
 # /mnt/xs/guest.sh there and powers the guest off.
 set -euo pipefail
@@ -24,7 +26,7 @@ mirror=${mirror:-http://deb.debian.org/debian}
 
 pkgs=(systemd systemd-sysv udev dbus linux-image-amd64 initramfs-tools kmod procps
       gcc libc6-dev pkg-config libgomp1 numactl libnuma1 libnuma-dev libbpf1 liburing2
-      libcap2 libncursesw6 libtinfo6 bash coreutils grep sed gawk)
+      libcap2 libncursesw6 libtinfo6 bash coreutils grep sed gawk "${@:2}")
 list=$(IFS=,; echo "${pkgs[*]}")
 
 mmdebstrap --variant=minbase --include="$list" \
