@@ -206,7 +206,11 @@ static void xg_env_stacksize(void)
 		end++;
 	if (*end)
 		goto bad;
-	n = ((n << shift) + 1023) >> 10; /* KiB, rounded up */
+	/* 2^40 G does not fit in 64 bits: it must not wrap into the range */
+	if (n > (~0ul >> shift))
+		n = ~0ul;
+	else
+		n = ((n << shift) + 1023) >> 10; /* KiB, rounded up */
 	if (n < 64 || n > 4194304) {
 		xg_bad("OMP_STACKSIZE", v, "xsched stacks are 64 KiB..4 GiB; using the default");
 		return;
