@@ -32,6 +32,10 @@ static const struct bad bad[] = {
 	{ "{\"traceEvents\":[{\"ph\":\"X\",\"tid\":0,\"name\":\"FOO\",\"ts\":1,\"dur\":1}]}",
 	  "unknown event name \"FOO\" (expected THREAD, TASK, TASK_CREATE, TASKWAIT, BARRIER "
 	  "or STALL)" },
+	/* a name with an escaped newline and ESC: quoted as one printable line
+	 * (found by tests/fuzz/trace-json) */
+	{ "{\"traceEvents\":[{\"ph\":\"X\",\"tid\":0,\"name\":\"A\\nB\\u001b[2J\",\"ts\":1,\"dur\":1}]}",
+	  "unknown event name \"A?B?[2J\" (expected THREAD" },
 	{ "{\"traceEvents\":[{\"ph\":\"i\",\"tid\":0,\"name\":\"TASK\",\"ts\":1}]}",
 	  "only \"X\", \"B\", \"E\" and \"M\" are accepted" },
 	{ "{\"traceEvents\":[{\"ph\":\"B\",\"tid\":0,\"name\":\"TASK\",\"ts\":1}]}",
