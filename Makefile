@@ -339,6 +339,7 @@ check-run check-concurrency-run:
 	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc)) \
 		kselftest all tests
 	$(Q)XS_SRCDIR=$(CURDIR) XS_BUILDDIR=$(abspath $(O)) SANITIZE=$(SANITIZE) \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0$(if $(LSAN_OPTIONS),:$(LSAN_OPTIONS)) \
 		XS_NOT_BUILT='$(if $(TESTS),,$(not-built))' \
 		scripts/run-tests.sh $(foreach t,$(check-tests),$(call test-path,$(call test-name,$(t)))) \
 			$(if $(TESTS)$(filter check-concurrency-run,$@),,$(XS_CUDA_TESTS))

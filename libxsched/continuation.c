@@ -40,7 +40,8 @@ struct xs_continuation *xs_continuation_create(xs_task_fn fn, const void *arg, s
 	t->creator = (uint16_t)w->id;
 	t->creator_node = (uint16_t)w->node;
 	t->spawned = 0;
-	memcpy(t->arg, arg, size);
+	if (size) /* arg may be NULL then: memcpy() must not get it */
+		memcpy(t->arg, arg, size);
 	/* Created now, before any other thread can see it: barrier.c. */
 	xs_counter_inc(&w->ctr.continuations);
 	return (struct xs_continuation *)t;

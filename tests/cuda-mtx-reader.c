@@ -112,6 +112,9 @@ TEST(bad_input_names_file_and_line)
 		  "1 1 1.5\n", ":3:", "trailing" },
 		{ "%%MatrixMarket matrix coordinate real general\n2 2 1\n"
 		  "1 1 1\n2 2 2\n", ":4:", "more entries" },
+		/* 8 GB of row offsets from 37 bytes (found by tests/fuzz/mtx) */
+		{ "%%MatrixMarket matrix coordinate real general\n"
+		  "2000000000 1 0\n", ":2:", "rows per nonzero" },
 	};
 	size_t i;
 

@@ -62,7 +62,11 @@ TEST(workload_survives_sigkill_and_client_reconnects)
 	ASSERT_EQ(1, xsc_run_until(rt, 20, 3000, xsc_not_using_daemon));
 	ASSERT_EQ(0, xs_daemon_info(rt, &info));
 	EXPECT_EQ(0, info.fresh);
-	EXPECT_EQ(-ESTALE, info.last_reject);
+	/* Stale heartbeat, or torn for good: a SIGKILL inside a publication
+	 * leaves the seqlock odd (libxsched/daemon_client.c), which happened
+	 * under TSan on a loaded machine. */
+	EXPECT_TRUE(info.last_reject == -ESTALE || info.last_reject == -EAGAIN)
+		TH_LOG("last_reject %d", info.last_reject);
 	TH_LOG("%d jobs across the kill, all complete; own table back after %llu rejected "
 	       "polls", jobs, (unsigned long long)info.rejected);
 

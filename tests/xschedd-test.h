@@ -91,7 +91,7 @@ static inline int xsd_test_rm_one(const char *path, const struct stat *st, int f
 /*
  * Start the daemon with "--foreground --runtime-dir <rt>" and the NULL-
  * terminated extra arguments; @pre_exec (may be NULL) runs in the child
- * before exec. Waits up to 5 s for the socket (times
+ * before exec. Waits up to 60 s for the socket (times
  * XS_TEST_TIMEOUT_SCALE, tests/xs_test.h). Returns 0 or -errno.
  */
 static inline int xsd_test_start_with(struct xsd_test *t, void (*pre_exec)(struct xsd_test *),
@@ -150,7 +150,9 @@ static inline int xsd_test_start_with(struct xsd_test *t, void (*pre_exec)(struc
 		_exit(127);
 	}
 	snprintf(sock, sizeof(sock), "%s/" XS_ABI_SOCKET_FILE, t->rt);
-	for (unsigned int i = 0; i < 500 * xs_test_timeout_scale(); i++) {
+	/* 60 s: an instrumented daemon (TSan) on a loaded 2-CPU machine took
+	 * more than 5 s to start; only a daemon that never comes up fails. */
+	for (unsigned int i = 0; i < 6000 * xs_test_timeout_scale(); i++) {
 		int status;
 
 		if (!access(sock, F_OK))

@@ -82,7 +82,9 @@ void xs_csr_row_stats(const struct xs_csr *m, double *mean, double *cv);
  * or pattern (pattern entries get value 1) and symmetry general or
  * symmetric (the mirror of each off-diagonal entry is added). On bad input
  * returns -EINVAL (-ENOENT etc. from open) and writes a message naming the
- * file, the line and what was wrong into err (may be NULL).
+ * file, the line and what was wrong into err (may be NULL). At most
+ * max(2^20, 64 * nonzeros) rows: what a file makes the reader allocate is
+ * bounded by what it holds.
  */
 int xs_mtx_read(const char *path, struct xs_csr *out, char *err,
 		size_t errlen);

@@ -6,13 +6,27 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "xsched/cuda.h"
+
+/*
+ * What a file can make the reader allocate is bounded by its size: the
+ * entries are allocated for no more lines than the rest of the file can
+ * hold (every line but the last ends in '\n' after at least "1 1"), and
+ * the CSR offsets (4 bytes a row) may take no more than MTX_ROWS_PER_ENTRY
+ * rows per declared nonzero beyond the first MTX_ROWS_FREE. Without these, the 35 bytes
+ * "%%MatrixMarket ...\n2000000000 1 0\n" made it write 8 GB of offsets.
+ */
+#define MTX_MIN_ENTRY_BYTES 4
+#define MTX_ROWS_FREE (1ll << 20)
+#define MTX_ROWS_PER_ENTRY 64
 
 enum mtx_field { MTX_REAL, MTX_INTEGER, MTX_PATTERN };
 
@@ -119,13 +133,27 @@ static int parse_banner(struct mtx_reader *r, enum mtx_field *field,
 	return 0;
 }
 
+/*
+ * Bytes of the file after the current position; LLONG_MAX when that is not
+ * known (a pipe): then only the format's own limits apply.
+ */
+static long long mtx_room(struct mtx_reader *r)
+{
+	struct stat st;
+	long pos = ftell(r->f);
+
+	if (pos < 0 || fstat(fileno(r->f), &st) || !S_ISREG(st.st_mode))
+		return LLONG_MAX;
+	return st.st_size > pos ? (long long)st.st_size - pos : 0;
+}
+
 int xs_mtx_read(const char *path, struct xs_csr *out, char *err,
 		size_t errlen)
 {
 	struct mtx_reader r = { .path = path, .err = err, .errlen = errlen };
 	int32_t *ri = NULL, *ci = NULL;
 	float *v = NULL;
-	long long rows, cols, nnz, i, n = 0, cap;
+	long long rows, cols, nnz, i, n = 0, cap, room;
 	enum mtx_field field = MTX_REAL;
 	int symmetric = 0, ret;
 	char *p;
@@ -167,10 +195,24 @@ int xs_mtx_read(const char *path, struct xs_csr *out, char *err,
 			       "(%lld x %lld)", rows, cols);
 		goto out;
 	}
+	if (rows > MTX_ROWS_FREE && rows > MTX_ROWS_PER_ENTRY * nnz) {
+		ret = mtx_fail(&r, -EINVAL, "%lld rows for %lld nonzeros: more "
+			       "than %d rows per nonzero beyond the first %lld "
+			       "are refused", rows, nnz, MTX_ROWS_PER_ENTRY,
+			       MTX_ROWS_FREE);
+		goto out;
+	}
 	cap = symmetric ? 2 * nnz : nnz;
 	if (cap >= INT32_MAX) {
 		ret = mtx_fail(&r, -EINVAL, "%lld entries exceed 2^31-1", cap);
 		goto out;
+	}
+	/* no more entries than the rest of the file has lines for */
+	room = mtx_room(&r);
+	if (room != LLONG_MAX) {
+		room = (symmetric ? 2 : 1) * (room / MTX_MIN_ENTRY_BYTES + 1);
+		if (cap > room)
+			cap = room;
 	}
 	ri = malloc(((size_t)cap + 1) * sizeof(*ri));
 	ci = malloc(((size_t)cap + 1) * sizeof(*ci));
@@ -224,6 +266,11 @@ int xs_mtx_read(const char *path, struct xs_csr *out, char *err,
 		if (*p != '\0') {
 			ret = mtx_fail(&r, -EINVAL, "trailing text '%.20s' "
 				       "after the entry", p);
+			goto out;
+		}
+		if (n + (symmetric ? 2 : 1) > cap) {
+			ret = mtx_fail(&r, -EINVAL, "more entries than the "
+				       "file's size has room for");
 			goto out;
 		}
 		ri[n] = (int32_t)(a - 1);

@@ -206,7 +206,11 @@ static void xg_env_stacksize(void)
 		end++;
 	if (*end)
 		goto bad;
-	n = ((n << shift) + 1023) >> 10; /* KiB, rounded up */
+	/* 2^40 G does not fit in 64 bits: it must not wrap into the range */
+	if (n > (~0ul >> shift))
+		n = ~0ul;
+	else
+		n = ((n << shift) + 1023) >> 10; /* KiB, rounded up */
 	if (n < 64 || n > 4194304) {
 		xg_bad("OMP_STACKSIZE", v, "xsched stacks are 64 KiB..4 GiB; using the default");
 		return;
@@ -334,8 +338,9 @@ void xg_env_load(void)
 		       "using dynamic,1");
 	xg_env_loop();
 	xg_parse_bool("OMP_DYNAMIC", &xg_env.icv.dynamic);
-	if (levels > 1)
-		xg_env.icv.max_active_levels = levels;
+	if (levels > 1) /* a list longer than the levels supported is capped */
+		xg_env.icv.max_active_levels = levels < XG_SUPPORTED_LEVELS ? levels
+									   : XG_SUPPORTED_LEVELS;
 	if (xg_parse_bool("OMP_NESTED", &nested))
 		xg_env.icv.max_active_levels = nested ? XG_SUPPORTED_LEVELS : 1;
 	if (xg_parse_single_uint("OMP_MAX_ACTIVE_LEVELS", 0, UINT32_MAX, &n))

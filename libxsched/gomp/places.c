@@ -85,9 +85,12 @@ static int xg_parse_place(const char **p, int *procs, int max)
 			}
 		}
 		for (long i = 0; i < len; i++) {
-			long cpu = first + i * stride;
+			long cpu;
 
-			if (cpu < 0 || cpu >= XS_MAX_CPUS || n >= max)
+			/* a stride near LONG_MAX must not overflow */
+			if (__builtin_mul_overflow(i, stride, &cpu) ||
+			    __builtin_add_overflow(cpu, first, &cpu) ||
+			    cpu < 0 || cpu >= XS_MAX_CPUS || n >= max)
 				return -1;
 			procs[n++] = (int)cpu;
 		}
@@ -129,9 +132,12 @@ static bool xg_parse_list(const char *v)
 			int shifted[XS_MAX_CPUS];
 
 			for (int i = 0; i < n; i++) {
-				long cpu = procs[i] + c * stride;
+				long cpu;
 
-				if (cpu < 0 || cpu >= XS_MAX_CPUS)
+				/* a stride near LONG_MAX must not overflow */
+				if (__builtin_mul_overflow(c, stride, &cpu) ||
+				    __builtin_add_overflow(cpu, procs[i], &cpu) ||
+				    cpu < 0 || cpu >= XS_MAX_CPUS)
 					return false;
 				shifted[i] = (int)cpu;
 			}

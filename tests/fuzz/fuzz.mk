@@ -7,6 +7,7 @@
 #                              seeds; new inputs go to build-fuzz/corpus/NAME,
 #                              crashes to build-fuzz/crashes/
 #   make fuzz FUZZ_TARGETS="a b"  only those targets
+#   make fuzz FUZZ_RUNS=N      stop each after N executions (or FUZZ_SECONDS)
 #   make tests / check         also build $(O)/fuzz/replay-NAME, which
 #                              tests/fuzz-corpus-replays.sh runs over
 #                              tests/fuzz/corpus/NAME/ (no libFuzzer needed)
@@ -69,7 +70,7 @@ fuzz:
 	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc)) \
 		O=$(FUZZ_O) CC=clang SANITIZE=fuzzer-no-link,address,undefined \
 		FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz-build
-	$(Q)tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	$(Q)FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # $(O)/fuzz/seed-runtime: writes a page and a profile for make-seeds.sh.
 $(O)/fuzz/seed-runtime: $(O)/tests/fuzz/seed-runtime.o $(O)/libxsched.a

@@ -3,24 +3,42 @@
 #
 # run.sh O SECONDS TARGET... - run each libFuzzer target for SECONDS.
 #
-# Called by `make fuzz`. Each target starts from its committed seeds
+# Called by `make fuzz`. With FUZZ_RUNS=N in the environment a target stops
+# after N executions instead, or after SECONDS if that comes first. Each target starts from its committed seeds
 # (tests/fuzz/corpus/NAME, read only) and from what earlier runs found
 # (O/corpus/NAME, where new inputs go); a crash, leak, timeout or broken
 # promise is written to O/crashes/NAME-* and fails the run. One line per
 # target: executions, execs/s, coverage (cov: edges, ft: features), corpus.
 # The targets' own stderr (the parsers' error lines) is closed
 # (-close_fd_mask=2); libFuzzer and the sanitizers still report.
+# The targets' scratch files go to /dev/shm where it can be written: on a
+# disk, truncating and rewriting a file per input costs more than most
+# parsers (mtx: 264 against 2 100 execs/s on this machine).
 set -uo pipefail
 
 o=$1 seconds=$2
 shift 2
 mkdir -p "$o/crashes" "$o/tmp"
-export TMPDIR=$PWD/$o/tmp # the targets' scratch files
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+	TMPDIR=$(mktemp -d /dev/shm/xsched-fuzz-run.XXXXXX) || exit 1
+	trap 'rm -rf "$TMPDIR"' EXIT
+else
+	TMPDIR=$PWD/$o/tmp
+fi
+export TMPDIR # the targets' scratch files
+runs_opt=()
+if [[ -n ${FUZZ_RUNS:-} ]]; then
+	[[ $FUZZ_RUNS =~ ^[1-9][0-9]*$ ]] || {
+		echo "run.sh: FUZZ_RUNS=$FUZZ_RUNS is not a positive count" >&2
+		exit 2
+	}
+	runs_opt=(-runs="$FUZZ_RUNS")
+fi
 failed=0
 for t in "$@"; do
 	mkdir -p "$o/corpus/$t"
 	log=$o/fuzz-$t.log
-	"$o/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	"$o/fuzz/$t" "${runs_opt[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
 		-close_fd_mask=2 -print_final_stats=1 -artifact_prefix="$o/crashes/$t-" \
 		"$o/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1
 	rc=$?

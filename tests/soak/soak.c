@@ -4,17 +4,22 @@
  *
  *   SOAK_TASKS=N [SOAK_SEED=S] build/soak/soak
  *
- * Rounds until N tasks ran: each creates a runtime of 1..8 workers (in
- * turn), runs random trees (tests/checksum-tree.h: waits inside and at
- * the end, uneven fan-out) whose node count and leaf checksum must match
- * the serial walk, plus continuations made ready from another thread,
- * which must each run once, then destroys the runtime. A pinned CPU hog
- * (tools/bench/noise.h) runs on CPU 0 throughout. tests/soak/soak.sh adds
- * SIGSTOP/SIGCONT and xschedd restarts around it.
+ * Rounds until N tasks ran. Round k creates a runtime of 1 + k % 8
+ * workers and runs random trees on it (tests/checksum-tree.h: waits inside
+ * and at the end, uneven fan-out, 12..23 levels: 10^3 to 10^6 tasks each)
+ * until SOAK_ROUND_TASKS tasks ran (default 10^7), then destroys it. Each
+ * tree's node count and leaf checksum must match the serial walk, and a
+ * continuation made ready from another thread while the tree runs must run
+ * once. Rounds are long so that the tasks run at the runtime's own speed;
+ * the runtime's creation and teardown are exercised once per round. A
+ * pinned CPU hog (tools/bench/noise.h) runs on CPU 0 throughout.
+ * tests/soak/soak.sh adds SIGSTOP/SIGCONT and xschedd restarts around it.
  *
- * Prints a progress line every 10 rounds (the driver's hang detector) and
- * a last line: tasks, lost (node count differences), bad checksums, lost
- * continuations, and RSS and open fds after the first round and at the end.
+ * Prints a progress line per round (the driver's hang detector) with the
+ * RSS and open fds, and a last line: tasks, lost (node count differences),
+ * bad checksums, lost continuations, RSS after the first round, its
+ * largest value and the round where it last grew, and open fds after the
+ * first round and at the end.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -61,13 +66,29 @@ static void root(void *p)
 	xs_task_wait();
 }
 
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *e = getenv(name);
+	char *end;
+	uint64_t v;
+
+	if (!e || !*e)
+		return def;
+	v = strtoull(e, &end, 10);
+	if (*end || !v) {
+		fprintf(stderr, "soak: %s=%s is not a positive count\n", name, e);
+		exit(2);
+	}
+	return v;
+}
+
 int main(void)
 {
-	const char *e = getenv("SOAK_TASKS");
-	uint64_t want = e ? strtoull(e, NULL, 10) : 1000000000ull;
-	uint64_t seed = getenv("SOAK_SEED") ? strtoull(getenv("SOAK_SEED"), NULL, 10) : 1;
-	uint64_t tasks = 0, lost = 0, badsum = 0, lost_conts = 0, rounds = 0;
-	long rss0 = 0;
+	uint64_t want = env_u64("SOAK_TASKS", 1000000000ull);
+	uint64_t per_round = env_u64("SOAK_ROUND_TASKS", 10000000ull);
+	uint64_t seed = env_u64("SOAK_SEED", 1);
+	uint64_t tasks = 0, lost = 0, badsum = 0, lost_conts = 0, rounds = 0, grew_at = 1;
+	long rss0 = 0, rss_max = 0;
 	int fds0 = 0;
 
 	if (noise_start(0, 50) < 0)
@@ -75,16 +96,18 @@ int main(void)
 	while (tasks < want) {
 		unsigned int workers = 1 + rounds % 8;
 		struct xs_runtime *rt = xs_runtime_create(workers);
+		uint64_t round_tasks = 0;
+		long rss;
 
 		if (!rt) {
 			perror("soak: xs_runtime_create");
 			return 1;
 		}
-		for (int i = 0; i < 4; i++) {
+		while (round_tasks < per_round && tasks + round_tasks < want) {
 			_Atomic uint64_t sum = 0, nodes = 0, conts = 0;
 			pthread_t readier;
 			uint64_t s = seed++;
-			struct root_arg a = { tree_mix(s), 8 + (int)(s % 6), &sum, &nodes, &conts,
+			struct root_arg a = { tree_mix(s), 12 + (int)(s % 12), &sum, &nodes, &conts,
 					      &readier };
 			uint64_t want_sum = 0, want_nodes = 0;
 
@@ -97,23 +120,27 @@ int main(void)
 			lost += want_nodes > nodes ? want_nodes - nodes : nodes - want_nodes;
 			badsum += sum != want_sum;
 			lost_conts += conts != 1;
-			tasks += nodes + 1;
+			round_tasks += nodes + 1;
 		}
 		xs_runtime_destroy(rt);
+		tasks += round_tasks;
+		rss = rss_kib();
 		if (++rounds == 1) {
-			rss0 = rss_kib();
+			rss0 = rss_max = rss;
 			fds0 = open_fds();
+		} else if (rss > rss_max) {
+			rss_max = rss;
+			grew_at = rounds;
 		}
-		if (rounds % 10 == 0)
-			printf("soak: progress %llu rounds %llu tasks\n", (unsigned long long)rounds,
-			       (unsigned long long)tasks);
+		printf("soak: progress %llu rounds %llu tasks rss-kib %ld fds %d\n",
+		       (unsigned long long)rounds, (unsigned long long)tasks, rss, open_fds());
 		fflush(stdout);
 	}
 	noise_stop();
 	printf("soak: tasks %llu rounds %llu lost %llu bad-checksums %llu lost-continuations %llu "
-	       "rss-kib %ld->%ld fds %d->%d\n",
+	       "rss-kib %ld->%ld max %ld (last grew in round %llu) fds %d->%d\n",
 	       (unsigned long long)tasks, (unsigned long long)rounds, (unsigned long long)lost,
-	       (unsigned long long)badsum, (unsigned long long)lost_conts, rss0, rss_kib(), fds0,
-	       open_fds());
+	       (unsigned long long)badsum, (unsigned long long)lost_conts, rss0, rss_kib(), rss_max,
+	       (unsigned long long)grew_at, fds0, open_fds());
 	return lost || badsum || lost_conts;
 }

@@ -7,7 +7,9 @@
 #
 # 1. build/soak/soak (tests/soak/soak.c) runs random spawn trees with
 #    checksums and continuations at 1..8 workers until N tasks ran (default
-#    10^9), with a pinned CPU hog; meanwhile this script stops and resumes
+#    10^9), 10^7 a round (SOAK_ROUND_TASKS), with a pinned CPU hog; its
+#    per-round lines (tasks, RSS, fds) stay in BUILD/soak/soak.out.
+#    Meanwhile this script stops and resumes
 #    it (SIGSTOP/SIGCONT) every 2 s and, when xschedd is built and we are
 #    root, kills xschedd (SIGKILL) and starts it again every 3 s in the
 #    runtime directory the soak uses. No progress line for 300 s is a hang.
@@ -72,6 +74,7 @@ while kill -0 "$soak" 2>/dev/null; do
 done
 wait "$soak"
 rc=$?
+cp "$tmp/soak.out" "$build/soak/soak.out"
 ((rc)) && failed=1
 echo "soak: $(tail -1 "$tmp/soak.out") (exit $rc, $stops SIGSTOP/SIGCONT, $(($(date +%s) - start)) s)"
 grep -v '^xsched: xschedd' "$tmp/soak.err" | tail -5

@@ -28,6 +28,11 @@ int json_fail_at(struct json *j, size_t pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(j->err, sizeof(j->err), fmt, ap);
 	va_end(ap);
+	/* Strings quoted from the file may hold decoded control characters
+	 * ("\n", ESC): the message stays one printable line. */
+	for (char *c = j->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 

@@ -385,7 +385,8 @@ int trace_parse(struct trace *t, const char *path, const char *buf, size_t len, 
 		trace_free(t);
 		return -1;
 	}
-	qsort(t->thr, t->nthr, sizeof(*t->thr), trace_by_tid);
+	if (t->nthr) /* thr is NULL then, which qsort() must not get */
+		qsort(t->thr, t->nthr, sizeof(*t->thr), trace_by_tid);
 	return 0;
 }
 
