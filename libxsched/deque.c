@@ -272,7 +272,7 @@ static bool xs_deque_take_own(struct xs_worker *w, uint32_t i, bool *ran)
 	fn = f->fn;
 	__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED); /* thieves' loads */
 	xs_frame_call(&w->dq, fn, f->arg);
-	__atomic_store_n(&f->done, XS_FRAME_RAN, __ATOMIC_RELAXED);
+	__atomic_store_n(&f->done, XS_FRAME_OWN, __ATOMIC_RELAXED);
 	*ran = true;
 	return true;
 }

@@ -85,9 +85,12 @@ struct xs_runtime;
 #define XS_SPLITREQ_HELD   4u
 
 /* A thief's `done` for a frame it took: it ran it (RAN), or found it
- * claimed by the owner (fn == NULL) and did not (BACK). */
+ * claimed by the owner (fn == NULL) and did not (BACK). OWN: the owner
+ * took the public frame back the way a thief does and ran it itself
+ * (xs_deque_take_own()): not a stolen task in the counters. */
 #define XS_FRAME_RAN  1u
 #define XS_FRAME_BACK 2u
+#define XS_FRAME_OWN  3u
 
 /* deque_rescue.c. Owner: after a store that claims a frame or lowers
  * top, whether a rescuer moved the split; if so, wait for it and take the
