@@ -24,6 +24,7 @@
 #include "xsched.h"
 #include "xs_test.h"
 #include "test-scale.h"
+#include "tree-mix.h"
 
 #define WORKERS 6
 #define ROUNDS 200
@@ -52,14 +53,6 @@ struct node {
 	int depth;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static void spawn_node(uint64_t seed, int depth);
 static void counted_node(void *arg);
 static void make_continuation(uint64_t seed, int depth);
@@ -67,17 +60,17 @@ static void make_continuation(uint64_t seed, int depth);
 static void tree_node(void *arg)
 {
 	struct node *n = arg;
-	uint64_t r = mix(n->seed);
+	uint64_t r = tree_mix(n->seed);
 	int fanout = n->depth > 0 ? (int)(r % 4) : 0;
 	volatile unsigned spin = (unsigned)(r >> 40) % 2000;
 
 	while (spin)
 		spin--; /* uneven task sizes */
 	for (int i = 0; i < fanout; i++)
-		spawn_node(mix(r + (uint64_t)i), n->depth - 1);
+		spawn_node(tree_mix(r + (uint64_t)i), n->depth - 1);
 	/* One node in 16 leaves a continuation behind. */
 	if (n->depth > 0 && (r >> 8) % 16 == 0)
-		make_continuation(mix(r ^ 0xc0), n->depth - 1);
+		make_continuation(tree_mix(r ^ 0xc0), n->depth - 1);
 	/* Some tasks return without waiting: the implicit join does it. */
 	if (r & 1)
 		xs_task_wait();
@@ -206,8 +199,8 @@ static void implicit(void *arg)
 
 	for (int b = 0; b < 3; b++) {
 		/* Worker-dependent amounts of work before arriving. */
-		for (int i = 0; i < 1 + (int)(mix(base + b) % 4); i++)
-			spawn_node(mix(base * 31 + (uint64_t)(b * 8 + i)), 5);
+		for (int i = 0; i < 1 + (int)(tree_mix(base + b) % 4); i++)
+			spawn_node(tree_mix(base * 31 + (uint64_t)(b * 8 + i)), 5);
 		if (xs_barrier_wait())
 			atomic_fetch_add(&failures, 1);
 		atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);

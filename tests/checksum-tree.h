@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "xsched.h"
+#include "tree-mix.h"
 
 struct tree_shape {
 	unsigned int wide_every;   /* 1 in wide_every nodes is wide */
@@ -34,14 +35,6 @@ struct tree {
 
 _Static_assert(sizeof(struct tree) <= XS_TASK_ARG_MAX, "a tree node fits inline");
 
-/* splitmix64's finaliser: the value of a node from its seed. */
-static inline uint64_t tree_mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
 
 static inline int tree_fanout(const struct tree_shape *s, uint64_t r, int depth)
 {

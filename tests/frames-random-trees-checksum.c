@@ -11,6 +11,7 @@
 #include "xsched.h"
 #include "xs_test.h"
 #include "test-scale.h"
+#include "tree-mix.h"
 
 struct node {
 	uint64_t seed;
@@ -18,27 +19,19 @@ struct node {
 	uint64_t *out;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 #define MAXFAN 6
 
 static void visit(void *arg)
 {
 	const struct node *n = arg;
-	uint64_t r = mix(n->seed), sub[MAXFAN] = { 0 }, total = r & 0xffff;
+	uint64_t r = tree_mix(n->seed), sub[MAXFAN] = { 0 }, total = r & 0xffff;
 	int fan = n->depth > 0 ? (int)(r % (MAXFAN + 1)) : 0;
 	volatile unsigned spin = (unsigned)(r >> 48) % 500;
 
 	while (spin)
 		spin--;
 	for (int i = 0; i < fan; i++) {
-		struct node c = { mix(r + (uint64_t)i), n->depth - 1, &sub[i] };
+		struct node c = { tree_mix(r + (uint64_t)i), n->depth - 1, &sub[i] };
 
 		if ((r >> (8 + i)) & 1)
 			xs_spawn(visit, &c, sizeof c);
@@ -58,11 +51,11 @@ static void visit(void *arg)
 
 static uint64_t serial(uint64_t seed, int depth)
 {
-	uint64_t r = mix(seed), total = r & 0xffff;
+	uint64_t r = tree_mix(seed), total = r & 0xffff;
 	int fan = depth > 0 ? (int)(r % (MAXFAN + 1)) : 0;
 
 	for (int i = 0; i < fan; i++)
-		total += serial(mix(r + (uint64_t)i), depth - 1);
+		total += serial(tree_mix(r + (uint64_t)i), depth - 1);
 	return total;
 }
 
