@@ -203,6 +203,8 @@ struct xg_task {
 	/* It created a detached task: its later children are descriptors,
 	 * which a thread waiting for the event runs (task.c). */
 	bool queue_children;
+	/* Thieves took its children: it queues past XG_QUEUED_MAX (task.c). */
+	bool thieves;
 	/* Implicit tasks: worksharing progress of this thread. */
 	uint64_t ws_count;          /* constructs met so far in the region */
 	struct xg_ws *ws;           /* the construct being worked on */

@@ -34,8 +34,10 @@
  * Queued tasks, with frames. Two bounds per thread keep the queue short
  * and the order serial. (1) A task keeps at most XG_QUEUED_MAX children
  * queued: at the bound it first joins the ones it has (oldest first, as
- * the serial program runs them; thieves took the oldest), then queues the
- * new one. (2) A task whose ancestors hold XG_DEPTH_MAX frames on its
+ * the serial program runs them), then queues the new one - unless
+ * thieves take them: then it queues up to XG_HELD_MAX before it joins,
+ * rather than wait at every bound for a child a thief runs
+ * (xg_bound_join()). (2) A task whose ancestors hold XG_DEPTH_MAX frames on its
  * thread (the deque below its scope: children not joined yet, one or more
  * a level) creates included tasks: each runs at once by a direct call, and
  * so does everything below it (nodefer), in serial order, depth first -
@@ -80,6 +82,9 @@
 
 /* Children a task keeps queued on its thread before it runs them. */
 #define XG_QUEUED_MAX 64
+/* Frames a task may hold on its deque, stolen ones included, before it
+ * joins them all (see xg_bound()). */
+#define XG_HELD_MAX 4096
 /* Frames of its ancestors on its thread past which a task's children run
  * included (with frames; see the top). */
 #define XG_DEPTH_MAX 16
@@ -123,6 +128,7 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 	t->final = final;
 	t->nodefer = final || parent->nodefer;
 	t->queue_children = false;
+	t->thieves = false;
 	t->tid = tid;
 }
 
@@ -368,9 +374,50 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 }
 
 /*
+ * A task with XG_QUEUED_MAX frames on its deque, [base, top), creates
+ * another child. While no thief takes its children, it joins them, oldest
+ * first, as the serial program would run them, then queues the new one.
+ * Once thieves take them (some frame of its scope public or taken now, or
+ * a thief ran one of the children an earlier join found), it queues the
+ * new one, up to XG_HELD_MAX frames, then joins: a join waits for the
+ * children thieves run, with nothing else to do when they are all it has,
+ * and a creator of coarse tasks in a `single` (alignment) idled that way
+ * for most of a task at every bound. True: join first.
+ */
+static bool xg_bound_join(struct xs_worker *w, const struct xs_deque *d, struct xg_task *cur)
+{
+	uint32_t head;
+
+	if (d->top - d->base >= XG_HELD_MAX)
+		return true;
+	if (cur->thieves)
+		return false;
+	/* Relaxed: our own deque word, which thieves' CASes move up; a
+	 * stale head is a choice of schedule, never of correctness. */
+	head = xs_ts_head(xs_load_relaxed(&w->dqs.ts));
+	if (head > d->base || d->split > d->base) {
+		cur->thieves = true;
+		return false;
+	}
+	return true;
+}
+
+/* Join the current task's frames at the bound; remember whether a thief
+ * ran one of them. */
+static void xg_bound_join_frames(struct xs_worker *w, struct xs_deque *d, struct xg_task *cur)
+{
+	/* Relaxed: owner-written counters, read back by their owner. */
+	uint64_t ran = xs_load_relaxed(&w->fctr.frames_stolen_ran);
+
+	xs_frame_join(w, d);
+	if (xs_load_relaxed(&w->fctr.frames_stolen_ran) != ran)
+		cur->thieves = true;
+}
+
+/*
  * Queue a task without dependences as a frame of the calling worker: its
- * block inline when it fits, else a record. At the bound, first join the
- * current task's frames; undeferred if the deque is still at the bound.
+ * block inline when it fits, else a record. At the bound, xg_bound()
+ * decides: join first, queue, or run it now.
  */
 static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
 			  void (*cpyfn)(void *, void *), long size, long align,
@@ -387,12 +434,13 @@ static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
 				true);
 		return;
 	}
-	if (xs_unlikely(d->top - d->base >= XG_QUEUED_MAX))
-		xs_frame_join(w, d); /* its elder siblings first */
+	if (xs_unlikely(d->top - d->base >= XG_QUEUED_MAX) && xg_bound_join(w, d, cur))
+		xg_bound_join_frames(w, d, cur); /* its elder siblings first */
 	if (xs_likely(!cpyfn && size <= XG_INLINE_DATA && align <= 16)) {
 		struct xg_inline_hdr *h;
 
-		f = xs_frame_next(d); /* top < XG_DEPTH_MAX + XG_QUEUED_MAX: room */
+		/* top - base < XG_HELD_MAX and base < XG_DEPTH_MAX: room. */
+		f = xs_frame_next(d);
 		h = (struct xg_inline_hdr *)(void *)f->arg;
 		h->fn = fn;
 		h->parent = (uintptr_t)cur | final;
@@ -409,9 +457,9 @@ static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
 	if (patch)
 		patch(r->data, patch_arg);
 	f = xs_frame_next(d);
-	if (xs_unlikely(!f || d->top - d->base >= XG_QUEUED_MAX)) {
+	if (xs_unlikely(!f || (d->top - d->base >= XG_QUEUED_MAX && xg_bound_join(w, d, cur)))) {
 		/* The constructor's tasks filled it: now, after them. */
-		xs_frame_join(w, d);
+		xg_bound_join_frames(w, d, cur);
 		xs_frame_call(d, xg_record_main, &r);
 		return;
 	}
