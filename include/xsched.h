@@ -64,7 +64,8 @@ int xs_runtime_parallel(struct xs_runtime *rt, xs_task_fn fn, void *arg);
  * @size bytes at @arg (size <= XS_TASK_ARG_MAX). Under XSCHED_DLB=ws and
  * auto the child becomes a frame on the spawner's deque, which idle
  * workers steal from oldest first, and which xs_task_wait() runs in spawn
- * order. Under slb it is pushed to the next queue in round-robin order
+ * order; a task with 16384 children queued runs those first (as
+ * xs_task_wait() would), then queues the new one. Under slb it is pushed to the next queue in round-robin order
  * (under rp to the spawner's queue, or its redirect target); when that
  * queue is full the child runs immediately, before xs_task_spawn() returns.
  * Returns 0, -E2BIG if size > XS_TASK_ARG_MAX, -EPERM outside a task.

@@ -131,7 +131,25 @@ void xs_deque_destroy(struct xs_worker *w)
 void xs_deque_job_begin(struct xs_worker *w, bool frames)
 {
 	/* Between jobs the deque is empty: top == split == head == 0. */
-	w->dq.limit = frames ? XS_DEQUE_FRAMES : 0;
+	w->dq.limit = frames ? XS_DEQUE_QUEUED : 0;
+}
+
+_Static_assert(XS_DEQUE_QUEUED <= XS_DEQUE_FRAMES, "the bound fits the reservation");
+
+bool xs_deque_make_room(struct xs_worker *w)
+{
+	struct xs_deque *d = &w->dq;
+
+	if (d->top - d->base >= XS_DEQUE_QUEUED) {
+		/* The elder siblings first: after the join top == base. */
+		xs_deque_count(d);
+		xs_deque_join_from(w, d->base);
+	}
+	/* top - base < XS_DEQUE_QUEUED here, so the new limit is above top
+	 * unless the reservation ends first. */
+	d->limit = d->base < XS_DEQUE_FRAMES - XS_DEQUE_QUEUED ? d->base + XS_DEQUE_QUEUED
+							      : XS_DEQUE_FRAMES;
+	return d->top < d->limit;
 }
 
 /*

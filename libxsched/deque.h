@@ -52,6 +52,23 @@
  * committed page by page as the deque grows. */
 #define XS_DEQUE_FRAMES (1u << 22)
 
+/*
+ * Frames a task keeps queued: its spawn past this many joins the ones it
+ * has first (oldest first, as the serial program runs them; thieves take
+ * from the same end meanwhile), then queues the new child. Memory stays
+ * XS_DEQUE_QUEUED x 64 bytes per level of the spawn tree however many
+ * children a node has, and no child runs "now" ahead of its elder
+ * siblings. The size trades memory for the stalls at each bound (the
+ * join waits for the last child a thief took): uts's 250 000-child root
+ * at 2 threads showed idle workers 1.7-2.5% of the time with 4096 (768 KiB
+ * of frames less), 0.5-0.9% with 16384, and 0.0-0.1% unbounded.
+ * dq.limit (the inline spawn's test) is the top at which the
+ * out-of-line spawn looks again (xs_deque_make_room()); it never drops
+ * below XS_DEQUE_QUEUED, which libgomp's frames (at most 80 deep,
+ * gomp/task.c) rely on.
+ */
+#define XS_DEQUE_QUEUED 16384u
+
 /* The thieves' side of a worker's deque, on its own line. */
 struct xs_deque_shared {
 	xs_cache_aligned _Atomic uint64_t ts;   /* head << 32 | split */
@@ -114,6 +131,12 @@ void xs_deque_destroy(struct xs_worker *w);
 
 /* Start of a job: frames on (ws, auto) or off (slb, rp: descriptors). */
 void xs_deque_job_begin(struct xs_worker *w, bool frames);
+
+/* Owner: top reached dq.limit. Join the running task's frames if it
+ * holds XS_DEQUE_QUEUED of them, else raise the limit to XS_DEQUE_QUEUED
+ * above its base (its ancestors hold the frames below). False when the
+ * reservation itself is full: the caller runs the child now. */
+bool xs_deque_make_room(struct xs_worker *w);
 
 /* Owner: move the split up over half of the private frames and wake a
  * parked worker. */

@@ -463,9 +463,11 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 	if (xs_unlikely(size > XS_TASK_ARG_MAX))
 		return -E2BIG;
 	if (w->dq.limit) {
-		/* Frames (ws, auto): xs_spawn() pushes unless the deque is
-		 * full, and then the child runs now, as a full queue's. */
-		if (xs_likely(w->dq.top < w->dq.limit))
+		/* Frames (ws, auto): xs_spawn() pushes below the limit; at it,
+		 * the task's XS_DEQUE_QUEUED queued children run first (or
+		 * the limit moves up), and only a full reservation runs the
+		 * child now, as a full queue's. */
+		if (xs_likely(w->dq.top < w->dq.limit) || xs_deque_make_room(w))
 			return xs_spawn(fn, arg, size);
 		xs_task_run_immediate(w, fn, arg, size);
 		return 0;
