@@ -132,6 +132,15 @@ static inline int xs_typed_pop(struct xs_deque *d)
 	return 1;
 }
 
+/* The generated code also compiles as C++. */
+#ifdef __cplusplus
+#define XS_TYPED_ASSERT_(e, m) static_assert(e, m)
+#define XS_TYPED_ALIGNOF_(t) alignof(t)
+#else
+#define XS_TYPED_ASSERT_(e, m) _Static_assert(e, m)
+#define XS_TYPED_ALIGNOF_(t) _Alignof(t)
+#endif
+
 #ifdef XS_DEBUG
 #define XS_TYPED_CHECK_(d, thief, name)							\
 	do {										\
@@ -154,9 +163,9 @@ static inline int xs_typed_pop(struct xs_deque *d)
 		struct { FIELDS } a;							\
 		RTYPE r;								\
 	};										\
-	_Static_assert(sizeof(union NAME##_xs_block) <= 48,				\
+	XS_TYPED_ASSERT_(sizeof(union NAME##_xs_block) <= 48,				\
 		       #NAME ": arguments and result must fit in 48 bytes");		\
-	_Static_assert(_Alignof(union NAME##_xs_block) <= 16,				\
+	XS_TYPED_ASSERT_(XS_TYPED_ALIGNOF_(union NAME##_xs_block) <= 16,		\
 		       #NAME ": arguments aligned to at most 16 bytes");		\
 	static RTYPE NAME PARAMS;							\
 	static void NAME##_xs_thief(void *xs_p)						\
@@ -169,6 +178,7 @@ static inline int xs_typed_pop(struct xs_deque *d)
 		struct xs_deque *xs_d = xs_deque_self();				\
 		struct xs_frame *xs_f = xs_typed_frame(xs_d);				\
 		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)(void *)xs_f->arg; \
+		(void)xs_b;								\
 		xs_f->fn = NAME##_xs_thief;						\
 		STORE									\
 		xs_typed_push(xs_d);							\
@@ -189,9 +199,9 @@ static inline int xs_typed_pop(struct xs_deque *d)
 	union NAME##_xs_block {								\
 		struct { FIELDS } a;							\
 	};										\
-	_Static_assert(sizeof(union NAME##_xs_block) <= 48,				\
+	XS_TYPED_ASSERT_(sizeof(union NAME##_xs_block) <= 48,				\
 		       #NAME ": arguments must fit in 48 bytes");			\
-	_Static_assert(_Alignof(union NAME##_xs_block) <= 16,				\
+	XS_TYPED_ASSERT_(XS_TYPED_ALIGNOF_(union NAME##_xs_block) <= 16,		\
 		       #NAME ": arguments aligned to at most 16 bytes");		\
 	static void NAME PARAMS;							\
 	static void NAME##_xs_thief(void *xs_p)						\
