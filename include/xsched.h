@@ -287,4 +287,11 @@ int xs_option_describe(unsigned int index, struct xs_option_info *info);
  */
 #include "xsched/task_inline.h"
 
+/*
+ * Typed tasks: XS_TASK_<k>() declares a task function with its spawn and
+ * its join (a direct, inlinable call when nobody stole the child), on the
+ * same deque. See xsched/task_typed.h.
+ */
+#include "xsched/task_typed.h"
+
 #endif /* XSCHED_H */

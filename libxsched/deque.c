@@ -296,17 +296,20 @@ static bool xs_deque_take_own(struct xs_worker *w, uint32_t i, bool *ran)
 }
 
 /* Frame @i was stolen, or taken by xs_deque_take_own() (head == split ==
- * i + 1): wait for the thief, then take the slot and the split back. */
-static void xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
+ * i + 1): wait for the thief, then take the slot and the split back.
+ * Returns the thief's done (XS_FRAME_*). */
+static uint32_t xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
 {
 	struct xs_frame *f = &w->dq.frames[i];
+	uint32_t done;
 
 	/* Counted before the task that spawned it can complete: barrier.c. */
 	xs_counter_inc(&w->fctr.frames_stolen);
 	if (!xs_frame_done(f))
 		xs_worker_wait_until(w, xs_frame_done, f);
 	/* Relaxed: our own acquire above read it. */
-	if (__atomic_load_n(&f->done, __ATOMIC_RELAXED) == XS_FRAME_RAN)
+	done = __atomic_load_n(&f->done, __ATOMIC_RELAXED);
+	if (done == XS_FRAME_RAN)
 		xs_counter_inc(&w->fctr.frames_stolen_ran);
 	/* Relaxed: the frame is the owner's again (done acquired above).
 	 * (rescue) fn cleared: a rescuer may publish this slot again before
@@ -319,6 +322,7 @@ static void xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
 	xs_store_release(&w->dqs.ts, xs_ts(i, i));
 	w->dq.split = i;
 	xs_deque_check(w);
+	return done;
 }
 
 void xs_deque_join_from(struct xs_worker *w, uint32_t first)
@@ -377,6 +381,84 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		xs_deque_wait_stolen(w, i);
 	}
 	xs_deque_check(w);
+}
+
+/*
+ * Typed tasks (xsched/task_typed.h). A typed join takes the newest frame,
+ * i = top - 1, instead of running [base, top) oldest first. Its inline
+ * half pops a private frame by a store of top and the rescue check; this
+ * is the rest, entered with top == i + 1: frame i public or stolen, or a
+ * thief's request or a rescue seen. Each case is one the pop-down of
+ * xs_deque_join_from() meets for its newest frame, and is handled the
+ * same way: private (or made private by a reclaim CAS) is popped with
+ * the rescue check after the store, and a rescuer that published the
+ * frame before it saw the pop sends us round again; stolen is waited
+ * for. Returns 1 when the caller runs the frame's task (popped, never
+ * run), 0 when a thief ran it: popped, its result in the frame.
+ */
+int xs_task_join_newest(void)
+{
+	struct xs_worker *w = xs_self;
+	struct xs_deque *d = &w->dq;
+	uint32_t i = d->top - 1;
+	/* Relaxed: a hint, as in xs_spawn(). */
+	uint32_t r = __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED);
+	bool ran = false;
+
+	if (r & XS_SPLITREQ_RESCUE)
+		xs_deque_rescue_check(w);
+	/* A thief asks: the older half of the private frames below this one
+	 * (the one we are about to run stays ours; with none below, the
+	 * request waits for the next spawn). */
+	if ((r & XS_SPLITREQ_REQ) && d->split < i)
+		xs_deque_publish_to(w, d->split + (i - d->split + 1) / 2);
+	for (;;) {
+		if (i >= d->split || xs_deque_reclaim(w, i)) {
+			/* Relaxed, then the rescue check (deque_rescue.c). */
+			__atomic_store_n(&d->top, i, __ATOMIC_RELAXED);
+			if (xs_deque_rescue_check(w) && d->split > i) {
+				/* Published before the rescuer saw the pop: a
+				 * public frame again (fn intact, or cleared
+				 * by the wait below once it ran). */
+				__atomic_store_n(&d->top, i + 1, __ATOMIC_RELAXED);
+				continue;
+			}
+			xs_deque_check(w);
+			return !ran;
+		}
+		/* A thief has it: it runs NAME_xs_thief(), which stores the
+		 * result in the frame; the slot is ours again after this.
+		 * (BACK: only a frame we ran and a rescuer republished.) */
+		if (xs_deque_wait_stolen(w, i) == XS_FRAME_RAN)
+			ran = true;
+	}
+}
+
+/* The frame a typed spawn fills when the inline test fails: frames off
+ * for xs_spawn() (slb, rp, profile: typed children are frames anyway),
+ * no worker, or a full deque. */
+struct xs_frame *xs_task_typed_frame(void)
+{
+	struct xs_worker *w = xs_self;
+
+	if (xs_unlikely(!w)) {
+		fputs("libxsched: a typed task was spawned outside a task (no worker)\n", stderr);
+		abort();
+	}
+	if (xs_unlikely(w->dq.top >= XS_DEQUE_FRAMES)) {
+		fprintf(stderr, "libxsched: worker %u holds %u unjoined frames, the most a deque "
+			"holds: no frame for a typed task\n", w->id, w->dq.top);
+		abort();
+	}
+	return &w->dq.frames[w->dq.top];
+}
+
+/* XS_DEBUG builds: a typed join met no child of its own kind. */
+void xs_task_typed_misuse(const char *name)
+{
+	fprintf(stderr, "libxsched: %s_join(): the running task's newest unjoined child is not "
+		"a %s_spawn() child\n", name, name);
+	abort();
 }
 
 /* Take the oldest public frame of @v and run it. *seen: there was one. */

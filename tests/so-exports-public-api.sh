@@ -24,9 +24,10 @@ echo "1..4"
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $soname == "libxsched.so.$major" ]]
 result $((!$?)) soname "SONAME is '$soname', expected libxsched.so.$major"
-# The public API is xsched.h and the inline fast path it includes.
+# The public API is xsched.h and the inline fast paths it includes.
 public=$(mktemp)
 trap 'rm -f "$public"' EXIT
-cat "$src/include/xsched.h" "$src/include/xsched/task_inline.h" >"$public"
+cat "$src/include/xsched.h" "$src/include/xsched/task_inline.h" \
+	"$src/include/xsched/task_typed.h" >"$public"
 check_exports "$so" "$public" "XSCHED_$major.$minor"
 exit $failed

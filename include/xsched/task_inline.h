@@ -69,8 +69,11 @@ struct xs_deque {
 #define XS_CTX_LAZY ((struct xs_task *)1)
 
 /* The calling thread's worker (NULL outside workers); its deque is its
- * first member. */
-extern __thread struct xs_worker *xs_self;
+ * first member. Initial-exec TLS, as libgomp's own: one %fs-relative
+ * load in every user of the fast paths (a program links libxsched, or
+ * preloads the drop-in; a dlopen() takes the 8 bytes from glibc's static
+ * TLS surplus) instead of a __tls_get_addr() call or its relaxation. */
+extern __thread __attribute__((tls_model("initial-exec"))) struct xs_worker *xs_self;
 
 /* Out-of-line halves (libxsched/deque.c). */
 int xs_task_spawn(void (*fn)(void *arg), const void *arg, size_t size);

@@ -45,6 +45,12 @@ runs=(
 	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3|verify"
 	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_CHECK_FIRST|error"
 	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_NO_BACKUP|error"
+	# ... joined as typed tasks are (task_typed.h): newest first, popped
+	# by a top store and the rescue check, run without a claim.
+	"deque|-DTYPED|verify"
+	"deque|-DTYPED -DRESCUE -DN=2|verify"
+	"deque|-DTYPED -DRESCUE -DNTHIEVES=1 -DTRIES=3|verify"
+	"deque|-DTYPED -DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_TYPED_NO_CHECK|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do

@@ -109,6 +109,19 @@
  *     D4' fn[i] = 0                    xs_deque_wait_stolen() clears fn
  *     P0  rescue -> A                  publish_to(): check first, and a CAS
  *     P4' split != osplit -> A, stop       that meets a split it did not set
+ * With -DTYPED, the owner joins as typed tasks do (xsched/task_typed.h),
+ * newest first, with or without -DRESCUE:
+ *   typed join, i = N-1 .. 0          xs_typed_pop(), xs_task_join_newest()
+ *     Y1  i < osplit -> slow           if (i < d->split) out of line
+ *     Y2  top = i; splitreq or rescue  store top, then the check (O1-O3):
+ *           -> top = i + 1, slow           put it back, out of line
+ *     Y3  else run frame i, unclaimed  the direct call (fn stays set)
+ *     Y4  slow: ack, publish below i,  the cases of the pop-down (D1'-D5):
+ *         then private or reclaimed        private: pop and check, back up
+ *         -> pop, check; else wait         when rescued; stolen: wait, run
+ *         (RAN: the thief ran it)          only what no thief ran
+ *   -DMUT_TYPED_NO_CHECK  Y2 without the check: a rescuer that read the
+ *                       old top publishes the frame the owner runs.
  * Mutations of the rescue (each must fail):
  *   -DMUT_CHECK_FIRST   the owner checks before it claims (C in the old
  *                       order): a frame published between the two runs
@@ -239,7 +252,7 @@ inline claim_check(i) {
 active proctype owner()
 {
 	byte i, ns, h;
-	bit ok, mine, acked;
+	bit ok, mine, acked, slow, gone;
 
 	/* spawn: xs_spawn() */
 	i = 0;
@@ -254,6 +267,80 @@ active proctype owner()
 		i++
 	:: else -> break
 	od;
+#ifdef TYPED
+	/* typed joins (xsched/task_typed.h), newest first */
+	i = N;
+	do
+	:: i == 0 -> break
+	:: i > 0 ->
+		i--;
+		gone = 0;
+		/* xs_typed_pop(): private by the owner's copy, pop, check */
+		if
+		:: i < osplit -> slow = 1
+		:: else ->
+			top = i;
+#ifdef MUT_TYPED_NO_CHECK
+			slow = 0
+#else
+			if
+			:: splitreq || rescue -> top = i + 1; slow = 1
+			:: else -> slow = 0
+			fi
+#endif
+		fi;
+		if
+		:: slow ->
+			/* xs_task_join_newest(), entered with top == i + 1 */
+			if
+			:: rescue -> ack()
+			:: else -> skip
+			fi;
+			if
+			:: splitreq && osplit < i -> publish(osplit + (i - osplit + 1) / 2)
+			:: else -> skip
+			fi;
+			do
+			:: i >= osplit ->
+				top = i;
+				ack();
+				if
+				:: acked && osplit > i -> top = i + 1
+				:: else -> break
+				fi
+			:: i < osplit ->
+				reclaim(i);
+				if
+				:: ok ->
+					top = i;
+					ack();
+					if
+					:: acked && osplit > i -> top = i + 1
+					:: else -> break
+					fi
+				:: else ->
+					/* xs_deque_wait_stolen() */
+					done[i] != 0;
+					if
+					:: done[i] == RAN -> gone = 1
+					:: else -> skip
+					fi;
+					fn[i] = 0;
+					done[i] = 0;
+					atomic { head = i; split = i };
+					osplit = i
+				fi
+			od
+		:: else -> skip
+		fi;
+		/* the direct call, unless a thief ran it (its result is in
+		 * the frame) */
+		if
+		:: !gone -> exec_frame(i)
+		:: else -> skip
+		fi
+	od;
+#else
 	/* join: xs_sync() / xs_deque_join_from(), first loop */
 	i = 0;
 	do
@@ -343,6 +430,7 @@ active proctype owner()
 			fi
 		fi
 	od;
+#endif
 	/* no lost frame, none joined before it finished, nothing public */
 	i = 0;
 	do

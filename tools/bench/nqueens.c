@@ -1,60 +1,49 @@
 /* SPDX-License-Identifier: MIT */
-/* nqueens.c - nqueens on xsched: the board travels in the task argument. */
+/*
+ * nqueens.c - nqueens on xsched: the board travels in the task argument.
+ * A typed task (xsched/task_typed.h): the board and the row are typed
+ * arguments, the count of solutions the result.
+ */
 #include "spawn.h"
 #include "nqueens.h"
 
-struct nq_arg {
-	char board[NQ_MAX];	/* rows 0..j placed by the spawner */
-	long *out;		/* a slot in the parent's frame */
-	int n, j;
+struct nq_board {
+	char a[NQ_MAX];	/* rows 0..j placed by the spawner */
 };
 
-_Static_assert(sizeof(struct nq_arg) <= XS_TASK_ARG_MAX, "inline argument");
-
-static void nq_task(void *p);
-
-/* Spawn the n tasks that place a queen in row a->j, wait, sum. */
-static void nq_node(struct nq_arg *a)
+/* Row j holds the new queen: check it, then spawn the n placements of
+ * row j + 1 and sum their solutions. */
+XS_TASK_3(long, nq_task, struct nq_board, b, int, n, int, j)
 {
-	long sols[NQ_MAX];
-	struct nq_arg c;
 	long sum = 0;
-	int n = a->n;
 
-	memcpy(c.board, a->board, (size_t)a->j);
-	c.n = n;
-	c.j = a->j;
+	j++;
+	if (!nqueens_ok(j, b.a))
+		return 0;
+	if (j == n)
+		return 1;
 	for (int i = 0; i < n; i++) {
-		c.board[a->j] = (char)i;
-		c.out = &sols[i];
-		bench_spawn(nq_task, &c, sizeof(c));
+		b.a[j] = (char)i;
+		nq_task_spawn(b, n, j);
 	}
-	bench_wait();
 	for (int i = 0; i < n; i++)
-		sum += sols[i];
-	*a->out = sum;
-}
-
-/* Row a->j holds the new queen: check, then fill the next row. */
-static void nq_task(void *p)
-{
-	struct nq_arg *a = (struct nq_arg *)p;
-
-	a->j++;
-	if (!nqueens_ok(a->j, a->board))
-		*a->out = 0;
-	else if (a->j == a->n)
-		*a->out = 1;
-	else
-		nq_node(a);
+		sum += nq_task_join();
+	return sum;
 }
 
 static void nqueens_xsched(void *p)
 {
 	struct nqueens_state *st = (struct nqueens_state *)p;
-	struct nq_arg root = { .out = &st->solutions, .n = st->n, .j = 0 };
+	struct nq_board b = { { 0 } };
+	long sum = 0;
 
-	nq_node(&root);
+	for (int i = 0; i < st->n; i++) {
+		b.a[0] = (char)i;
+		nq_task_spawn(b, st->n, 0);
+	}
+	for (int i = 0; i < st->n; i++)
+		sum += nq_task_join();
+	st->solutions = sum;
 }
 
 const struct bench bench_nqueens = {

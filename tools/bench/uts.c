@@ -1,48 +1,33 @@
 /* SPDX-License-Identifier: MIT */
-/* uts.c - UTS on xsched: one task per node; a node waits for its children. */
+/*
+ * uts.c - UTS on xsched: one task per node; a node joins its children.
+ * A typed task (xsched/task_typed.h): the node's state in, the size of
+ * its subtree out.
+ */
 #include "spawn.h"
 #include "uts.h"
 
-struct uts_arg {
-	uint64_t state;
-	uint64_t *out;	/* a slot in the parent's frame (root: root_counts) */
-};
-
-_Static_assert(sizeof(struct uts_arg) <= XS_TASK_ARG_MAX, "inline argument");
-
-static void uts_task(void *p)
+XS_TASK_1(uint64_t, uts_task, uint64_t, state)
 {
-	const struct uts_arg *a = (const struct uts_arg *)p;
-	int nc = uts_nchildren(a->state);
-	uint64_t counts[UTS_M];
+	int nc = uts_nchildren(state);
 	uint64_t nodes = 1;
 
-	if (!nc) {
-		*a->out = 1;
-		return;
-	}
-	for (int i = 0; i < nc; i++) {
-		struct uts_arg c = { uts_child(a->state, i), &counts[i] };
-
-		bench_spawn(uts_task, &c, sizeof(c));
-	}
-	bench_wait();
 	for (int i = 0; i < nc; i++)
-		nodes += counts[i];
-	*a->out = nodes;
+		uts_task_spawn(uts_child(state, i));
+	for (int i = 0; i < nc; i++)
+		nodes += uts_task_join();
+	return nodes;
 }
 
 static void uts_xsched(void *p)
 {
 	struct uts_state *st = (struct uts_state *)p;
 
-	for (long i = 0; i < st->b0; i++) {
-		struct uts_arg c = { uts_child(UTS_SEED, (int)i),
-				     &st->root_counts[i] };
-
-		bench_spawn(uts_task, &c, sizeof(c));
-	}
-	bench_wait();
+	for (long i = 0; i < st->b0; i++)
+		uts_task_spawn(uts_child(UTS_SEED, (int)i));
+	/* Newest first: child i's count lands in its own slot. */
+	for (long i = st->b0; i-- > 0;)
+		st->root_counts[i] = uts_task_join();
 	st->nodes = uts_root_sum(st);
 }
 

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xsched/task_typed.h - typed tasks: xs_spawn()/xs_sync() specialised per
+ * task function, as Lace's task macros (included by xsched.h).
+ *
+ *     XS_TASK_1(long, fib, int, n)
+ *     {
+ *             if (n < 2)
+ *                     return n;
+ *             fib_spawn(n - 1);
+ *             fib_spawn(n - 2);
+ *             long y = fib_join();    // fib(n - 2), the newest child
+ *             long x = fib_join();    // fib(n - 1)
+ *             return x + y;
+ *     }
+ *
+ * XS_TASK_<k>(RTYPE, NAME, T1, A1, ..., Tk, Ak) (k = 0..4) defines the
+ * static function RTYPE NAME(T1 A1, ...) with the body that follows it
+ * (an ordinary function: call it directly to run it serially), and
+ *
+ *   NAME_spawn(A1, ...)  a child task: one frame on the caller's deque,
+ *                        the arguments stored typed into its argument
+ *                        block (they and the result share its 48 bytes);
+ *   NAME_join()          joins the running task's newest unjoined child,
+ *                        which must be a NAME_spawn() child, and returns
+ *                        its result. Nobody took it: it is popped and
+ *                        NAME is called directly (the compiler can inline
+ *                        and specialise it). A thief took it: waits for
+ *                        it (running other tasks meanwhile) and returns
+ *                        the result the thief stored in the frame.
+ *
+ * XS_VOID_TASK_<k>(NAME, ...) is the same for a task without result.
+ *
+ * Same deque, same protocol as xs_spawn()/xs_sync() (task_inline.h; the
+ * proofs are in libxsched/deque.c and deque_rescue.c): a typed frame is
+ * an ordinary frame whose fn is the thief's entry NAME_xs_thief(), which
+ * unpacks the arguments and stores the result in the frame before the
+ * thief releases it (a thief runs it as any stolen frame, as a task of
+ * its own). Only the join differs: it takes the newest frame, top - 1,
+ * where xs_sync() runs [base, top) oldest first. Popping it privately is
+ * a store of top and the rescue check (deque_rescue.c, O1-O3), as when
+ * xs_sync() retires frames; a public, stolen or rescued frame, or a
+ * thief's request, goes to xs_task_join_newest() (deque.c).
+ *
+ * What a typed join saves: no argument copy (typed stores and loads), no
+ * call through a pointer, and no task context per call. The direct call
+ * is a function call: the child runs as part of the task that joins it
+ * (it gets no base or descriptor context of its own, as in Lace).
+ *
+ * Order. A typed join runs the newest child, so children that nobody
+ * steals start in reverse spawn order (Lace's order; thieves still take
+ * the oldest). xs_sync() keeps the serial order for generic children: a
+ * search that must prune as the serial program does uses xs_spawn().
+ *
+ * Rules. Typed spawns and joins nest like parentheses: each join takes
+ * the newest unjoined child, which must be a NAME_spawn() child. Join
+ * every typed child before the enclosing generic task calls xs_sync() or
+ * returns (either would run the typed frame through NAME_xs_thief() and
+ * drop its result). Since a typed task joined directly is a function
+ * call of the enclosing generic task, xs_spawn()/xs_sync() inside it act
+ * on that task's children: call them there only with no typed child
+ * unjoined below (better: spawn generic work from generic tasks). Typed
+ * spawns need a worker (a task body) and a free frame, at most 2^22
+ * unjoined frames per worker: outside a task or past that, NAME_spawn()
+ * prints why and aborts. Under XSCHED_DLB=slb or rp, and with
+ * XSCHED_PROFILE, typed children are still frames (the out-of-line
+ * spawn pushes them), never descriptors. Debug builds (XS_DEBUG) check
+ * that a join meets a NAME_spawn() child.
+ */
+#ifndef XSCHED_TASK_TYPED_H
+#define XSCHED_TASK_TYPED_H
+
+#include "xsched/task_inline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Out-of-line halves (libxsched/deque.c). */
+struct xs_frame *xs_task_typed_frame(void);
+int xs_task_join_newest(void);
+void xs_task_typed_misuse(const char *name) __attribute__((noreturn));
+
+/* The frame a typed spawn fills: the next one of the caller's deque. */
+static inline struct xs_frame *xs_typed_frame(struct xs_deque *d)
+{
+	if (__builtin_expect(!d || d->top >= d->limit, 0))
+		return xs_task_typed_frame();
+	return &d->frames[d->top];
+}
+
+/* Push the frame just filled: exactly xs_spawn()'s push. */
+static inline void xs_typed_push(struct xs_deque *d)
+{
+	/* Release: the frame to a rescuer's acquire of top (deque_rescue.c);
+	 * its check is the splitreq load below. */
+	__atomic_store_n(&d->top, d->top + 1, __ATOMIC_RELEASE);
+	/* Relaxed: a hint from a thief, as in xs_spawn(). */
+	if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0, 0))
+		xs_task_publish();
+}
+
+/*
+ * Pop the newest frame, top - 1, for a typed join. True: it was private
+ * and is popped; the caller runs its task by a direct call. False: it ran
+ * elsewhere (a thief, or the out-of-line path) and is popped; its result
+ * is in the frame.
+ *
+ * The pop lowers top and then looks at splitreq, as every store of top
+ * that retires a frame (deque_rescue.c, O1-O3): either a rescuer read the
+ * new top and leaves the frame alone, or the check sees its claim. No
+ * claim store (fn = NULL) is needed: a frame at or above top is never
+ * published by the owner, and the rescue case is the out-of-line path's.
+ */
+static inline int xs_typed_pop(struct xs_deque *d)
+{
+	uint32_t i = d->top - 1;
+
+	/* Relaxed: owner-written; readers sum snapshots. */
+	__atomic_store_n(&d->pushed, d->pushed + 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(i < d->split, 0))
+		return xs_task_join_newest();
+	/* Relaxed, then the rescue check: deque_rescue.c. */
+	__atomic_store_n(&d->top, i, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0, 0)) {
+		/* Put it back (the frame is intact); the out-of-line path
+		 * serves the request or the rescue from top == i + 1. */
+		__atomic_store_n(&d->top, i + 1, __ATOMIC_RELAXED);
+		return xs_task_join_newest();
+	}
+	return 1;
+}
+
+/* The generated code also compiles as C++. */
+#ifdef __cplusplus
+#define XS_TYPED_ASSERT_(e, m) static_assert(e, m)
+#define XS_TYPED_ALIGNOF_(t) alignof(t)
+#else
+#define XS_TYPED_ASSERT_(e, m) _Static_assert(e, m)
+#define XS_TYPED_ALIGNOF_(t) _Alignof(t)
+#endif
+
+#ifdef XS_DEBUG
+#define XS_TYPED_CHECK_(d, thief, name)							\
+	do {										\
+		if ((d)->top <= (d)->base || (d)->frames[(d)->top - 1].fn != (thief))	\
+			xs_task_typed_misuse(name);					\
+	} while (0)
+#else
+#define XS_TYPED_CHECK_(d, thief, name) ((void)0)
+#endif
+
+/*
+ * The generator. PARAMS: the parenthesised parameter list; FIELDS: the
+ * argument struct's members; STORE: statements that store the
+ * parameters into block xs_b; ARGS: the parenthesised arguments read
+ * back from block xs_b. Its locals start with xs_ so that they cannot
+ * hide a parameter.
+ */
+#define XS_TASK_GEN_(RTYPE, NAME, PARAMS, FIELDS, STORE, ARGS)				\
+	union NAME##_xs_block {								\
+		struct { FIELDS } a;							\
+		RTYPE r;								\
+	};										\
+	XS_TYPED_ASSERT_(sizeof(union NAME##_xs_block) <= 48,				\
+		       #NAME ": arguments and result must fit in 48 bytes");		\
+	XS_TYPED_ASSERT_(XS_TYPED_ALIGNOF_(union NAME##_xs_block) <= 16,		\
+		       #NAME ": arguments aligned to at most 16 bytes");		\
+	static RTYPE NAME PARAMS;							\
+	static void NAME##_xs_thief(void *xs_p)						\
+	{										\
+		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)xs_p;		\
+		xs_b->r = NAME ARGS;							\
+	}										\
+	static inline __attribute__((unused)) void NAME##_spawn PARAMS			\
+	{										\
+		struct xs_deque *xs_d = xs_deque_self();				\
+		struct xs_frame *xs_f = xs_typed_frame(xs_d);				\
+		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)(void *)xs_f->arg; \
+		(void)xs_b;								\
+		xs_f->fn = NAME##_xs_thief;						\
+		STORE									\
+		xs_typed_push(xs_d);							\
+	}										\
+	static inline __attribute__((unused)) RTYPE NAME##_join(void)			\
+	{										\
+		struct xs_deque *xs_d = xs_deque_self();				\
+		union NAME##_xs_block *xs_b =						\
+			(union NAME##_xs_block *)(void *)xs_d->frames[xs_d->top - 1].arg; \
+		XS_TYPED_CHECK_(xs_d, NAME##_xs_thief, #NAME);				\
+		if (__builtin_expect(xs_typed_pop(xs_d), 1))				\
+			return NAME ARGS;						\
+		return xs_b->r;								\
+	}										\
+	static RTYPE NAME PARAMS
+
+#define XS_VOID_TASK_GEN_(NAME, PARAMS, FIELDS, STORE, ARGS)				\
+	union NAME##_xs_block {								\
+		struct { FIELDS } a;							\
+	};										\
+	XS_TYPED_ASSERT_(sizeof(union NAME##_xs_block) <= 48,				\
+		       #NAME ": arguments must fit in 48 bytes");			\
+	XS_TYPED_ASSERT_(XS_TYPED_ALIGNOF_(union NAME##_xs_block) <= 16,		\
+		       #NAME ": arguments aligned to at most 16 bytes");		\
+	static void NAME PARAMS;							\
+	static void NAME##_xs_thief(void *xs_p)						\
+	{										\
+		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)xs_p;		\
+		(void)xs_b;								\
+		NAME ARGS;								\
+	}										\
+	static inline __attribute__((unused)) void NAME##_spawn PARAMS			\
+	{										\
+		struct xs_deque *xs_d = xs_deque_self();				\
+		struct xs_frame *xs_f = xs_typed_frame(xs_d);				\
+		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)(void *)xs_f->arg; \
+		(void)xs_b;								\
+		xs_f->fn = NAME##_xs_thief;						\
+		STORE									\
+		xs_typed_push(xs_d);							\
+	}										\
+	static inline __attribute__((unused)) void NAME##_join(void)			\
+	{										\
+		struct xs_deque *xs_d = xs_deque_self();				\
+		union NAME##_xs_block *xs_b =						\
+			(union NAME##_xs_block *)(void *)xs_d->frames[xs_d->top - 1].arg; \
+		(void)xs_b;								\
+		XS_TYPED_CHECK_(xs_d, NAME##_xs_thief, #NAME);				\
+		if (__builtin_expect(xs_typed_pop(xs_d), 1))				\
+			NAME ARGS;							\
+	}										\
+	static void NAME PARAMS
+
+/* Arities 0..4. */
+#define XS_TASK_0(R, NAME)								\
+	XS_TASK_GEN_(R, NAME, (void), char xs_none;, , ())
+#define XS_TASK_1(R, NAME, T1, A1)							\
+	XS_TASK_GEN_(R, NAME, (T1 A1), T1 A1;, xs_b->a.A1 = A1;, (xs_b->a.A1))
+#define XS_TASK_2(R, NAME, T1, A1, T2, A2)						\
+	XS_TASK_GEN_(R, NAME, (T1 A1, T2 A2), T1 A1; T2 A2;,				\
+		     xs_b->a.A1 = A1; xs_b->a.A2 = A2;, (xs_b->a.A1, xs_b->a.A2))
+#define XS_TASK_3(R, NAME, T1, A1, T2, A2, T3, A3)					\
+	XS_TASK_GEN_(R, NAME, (T1 A1, T2 A2, T3 A3), T1 A1; T2 A2; T3 A3;,		\
+		     xs_b->a.A1 = A1; xs_b->a.A2 = A2; xs_b->a.A3 = A3;,		\
+		     (xs_b->a.A1, xs_b->a.A2, xs_b->a.A3))
+#define XS_TASK_4(R, NAME, T1, A1, T2, A2, T3, A3, T4, A4)				\
+	XS_TASK_GEN_(R, NAME, (T1 A1, T2 A2, T3 A3, T4 A4),				\
+		     T1 A1; T2 A2; T3 A3; T4 A4;,					\
+		     xs_b->a.A1 = A1; xs_b->a.A2 = A2; xs_b->a.A3 = A3; xs_b->a.A4 = A4;, \
+		     (xs_b->a.A1, xs_b->a.A2, xs_b->a.A3, xs_b->a.A4))
+
+#define XS_VOID_TASK_0(NAME)								\
+	XS_VOID_TASK_GEN_(NAME, (void), char xs_none;, , ())
+#define XS_VOID_TASK_1(NAME, T1, A1)							\
+	XS_VOID_TASK_GEN_(NAME, (T1 A1), T1 A1;, xs_b->a.A1 = A1;, (xs_b->a.A1))
+#define XS_VOID_TASK_2(NAME, T1, A1, T2, A2)						\
+	XS_VOID_TASK_GEN_(NAME, (T1 A1, T2 A2), T1 A1; T2 A2;,				\
+			  xs_b->a.A1 = A1; xs_b->a.A2 = A2;, (xs_b->a.A1, xs_b->a.A2))
+#define XS_VOID_TASK_3(NAME, T1, A1, T2, A2, T3, A3)					\
+	XS_VOID_TASK_GEN_(NAME, (T1 A1, T2 A2, T3 A3), T1 A1; T2 A2; T3 A3;,		\
+			  xs_b->a.A1 = A1; xs_b->a.A2 = A2; xs_b->a.A3 = A3;,		\
+			  (xs_b->a.A1, xs_b->a.A2, xs_b->a.A3))
+#define XS_VOID_TASK_4(NAME, T1, A1, T2, A2, T3, A3, T4, A4)				\
+	XS_VOID_TASK_GEN_(NAME, (T1 A1, T2 A2, T3 A3, T4 A4),				\
+			  T1 A1; T2 A2; T3 A3; T4 A4;,					\
+			  xs_b->a.A1 = A1; xs_b->a.A2 = A2; xs_b->a.A3 = A3; xs_b->a.A4 = A4;, \
+			  (xs_b->a.A1, xs_b->a.A2, xs_b->a.A3, xs_b->a.A4))
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XSCHED_TASK_TYPED_H */
