@@ -737,7 +737,7 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		}
 		t0 = tried ? xs_affinity_trial_now() : 0;
 	}
-	if (!tried && rt->nworkers > 1) {
+	if (!tried) {
 		/* Elastic (above): one set of claim words per runtime, reused
 		 * by every loop (the caller waits until nobody uses them). */
 		if (!rt->loop_slots)
