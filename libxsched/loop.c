@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "affinity.h"
+#include "daemon_client.h"
 #include "loop.h"
 #include "options.h"
 #include "runtime.h"
@@ -679,6 +680,12 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
+	/* As at a job's start: the daemon's advice, the stats page's job
+	 * flag and worker 0's idle clock (daemon_client.h frees retired
+	 * views by job_seq, which counts barrier jobs only: a helper never
+	 * keeps a view past one of those). */
+	xs_daemon_client_job_start(rt);
+	xs_stats_page_job(rt, true);
 	rt->loop_job = j;
 	/* seq_cst: publishes loop_job and the dispenser (a release) to the
 	 * helpers' seq_cst load of open. */
@@ -691,6 +698,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	xs_for_part(w0, j);
 	atomic_store_explicit(&rt->loop_open, 0, memory_order_seq_cst);
 	xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
+	xs_stats_page_job(rt, false);
 	xs_self = NULL;
 	return 0;
 }
