@@ -232,8 +232,12 @@ typedef void (*xs_for_u64_fn)(void *arg, uint64_t first, uint64_t count);
 
 /*
  * Run the iterations of `for (i = begin; step > 0 ? i < end : i > end;
- * i += step)` on every worker of @rt, each exactly once, with schedule
- * @sched (NULL: xs_loop_sched_default()). Any step but 0; the bounds span
+ * i += step)` on the workers of @rt, each exactly once, with schedule
+ * @sched (NULL: xs_loop_sched_default()); returns when all have run and
+ * every task their bodies spawned has completed. It waits for no worker
+ * that has not joined the loop (one the kernel is not running): the
+ * schedule says which worker runs a chunk first, and any worker may run
+ * any chunk another has not started. Any step but 0; the bounds span
  * the whole signed (xs_parallel_for) or unsigned (_u64) 64-bit range.
  * Returns 0, -EINVAL for bad arguments (a message names a bad schedule
  * field), -EBUSY from inside a worker, -ENOMEM.

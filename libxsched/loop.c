@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "affinity.h"
+#include "daemon_client.h"
 #include "loop.h"
 #include "options.h"
 #include "runtime.h"
@@ -68,23 +69,46 @@ static void xs_share_of(const struct xs_loop_disp *d, uint32_t t, struct xs_shar
 	h->slen = len - ndt * dsize;
 }
 
+/* Static cyclic: the chunks of the loop, and those of thread @t. */
+static uint64_t xs_cyclic_chunks(const struct xs_loop_disp *d)
+{
+	return d->n / d->chunk + (d->n % d->chunk != 0);
+}
+
+static uint64_t xs_cyclic_count(const struct xs_loop_disp *d, uint32_t t)
+{
+	uint64_t nc = xs_cyclic_chunks(d);
+
+	return nc / d->nthreads + (t < nc % d->nthreads);
+}
+
+/* The tasks in thread @t's claim word when the loop starts. */
+static uint64_t xs_span_total(const struct xs_loop_disp *d, uint32_t t)
+{
+	struct xs_share h;
+
+	if (d->kind == XS_LOOP_STATIC) /* claim_all cyclic */
+		return xs_cyclic_count(d, t);
+	xs_share_of(d, t, &h);
+	return d->claim_all ? d->ns + h.ndt : h.ndt;
+}
+
 /*
  * Debug builds (XS_DEBUG: the sanitizer builds) check the claim word's
  * invariant (loop.h) at every value a thread reads or writes: front <=
- * back <= ndt_t, the task count of @t. A violation means a task would run
- * twice or never; it aborts with the word.
+ * back <= the task count of @t. A violation means a task would run twice
+ * or never; it aborts with the word.
  */
 #ifdef XS_DEBUG
 static void xs_span_check(const struct xs_loop_disp *d, uint32_t t, uint64_t s)
 {
-	struct xs_share h;
+	uint64_t total = xs_span_total(d, t);
 
-	xs_share_of(d, t, &h);
-	if (XS_SPAN_FRONT(s) <= XS_SPAN_BACK(s) && XS_SPAN_BACK(s) <= h.ndt)
+	if (XS_SPAN_FRONT(s) <= XS_SPAN_BACK(s) && XS_SPAN_BACK(s) <= total)
 		return;
 	fprintf(stderr, "xsched: hybrid loop: thread %u's claim word front %u back %u breaks "
-		"front <= back <= %u (its dynamic tasks)\n", t, XS_SPAN_FRONT(s),
-		XS_SPAN_BACK(s), h.ndt);
+		"front <= back <= %llu (its claimable tasks)\n", t, XS_SPAN_FRONT(s),
+		XS_SPAN_BACK(s), (unsigned long long)total);
 	abort();
 }
 #else
@@ -108,6 +132,7 @@ void xs_loop_disp_init(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
 	d->nd = s->nd;
 	d->grain = s->grain ? s->grain : 1;
 	d->monotonic = monotonic;
+	d->claim_all = false;
 	d->slots = slots;
 	d->victims = victims && victims->nworkers == d->nthreads ? victims : NULL;
 	d->amap = NULL;
@@ -143,6 +168,44 @@ void xs_loop_disp_init_affinity(struct xs_loop_disp *d, uint64_t n, uint32_t nth
 		xs_share_of(d, t, &sh);
 		xs_store_relaxed(&slots[t].span, XS_SPAN(0, sh.ndt));
 		xs_span_check(d, t, XS_SPAN(0, sh.ndt));
+	}
+}
+
+/* A static block of this many iterations or more is cut into more than
+ * XS_PIECES_MIN claimable pieces: one per XS_PIECE_LEN, at most 64 (ns). */
+#define XS_PIECES_MIN 4u
+#define XS_PIECE_LEN 1024u
+
+void xs_loop_disp_claim_all(struct xs_loop_disp *d, struct xs_loop_slot *slots)
+{
+	uint64_t pieces;
+
+	switch (d->kind) {
+	case XS_LOOP_STATIC:
+		if (d->chunk) {
+			/* Thread 0 has the most chunks. */
+			if (xs_cyclic_count(d, 0) > INT32_MAX) {
+				d->kind = XS_LOOP_DYNAMIC;
+				return;
+			}
+			break;
+		}
+		pieces = d->n / d->nthreads / XS_PIECE_LEN;
+		d->kind = XS_LOOP_HYBRID;
+		d->ns = pieces < XS_PIECES_MIN ? XS_PIECES_MIN : pieces > 64 ? 64 : (uint32_t)pieces;
+		d->nd = 0;
+		break;
+	case XS_LOOP_HYBRID:
+		break;
+	default: /* dynamic, guided: nothing private */
+		return;
+	}
+	d->claim_all = true;
+	d->slots = slots;
+	for (uint32_t t = 0; t < d->nthreads; t++) {
+		/* Relaxed: published with the dispenser (see init). */
+		xs_store_relaxed(&slots[t].span, XS_SPAN(0, xs_span_total(d, t)));
+		xs_span_check(d, t, XS_SPAN(0, xs_span_total(d, t)));
 	}
 }
 
@@ -209,12 +272,36 @@ static bool xs_claim(struct xs_loop_disp *d, uint32_t t, bool front, uint32_t *k
 	return true;
 }
 
+/* Static task @i of @t's ns (possibly empty). */
+static void xs_static_task(const struct xs_loop_disp *d, const struct xs_share *h, uint64_t i,
+			   uint64_t *lo, uint64_t *hi)
+{
+	uint64_t q = h->slen / d->ns, r = h->slen % d->ns;
+
+	*lo = h->lo + i * q + (i < r ? i : r);
+	*hi = *lo + q + (i < r);
+}
+
+/* Task @k of @t's claim word: a dynamic task, or under claim_all its
+ * static task k, then dynamic task k - ns (static cyclic: its k-th chunk). */
 static void xs_dynamic_task(const struct xs_loop_disp *d, uint32_t t, uint32_t k, uint64_t *lo,
 			    uint64_t *hi)
 {
 	struct xs_share h;
 
+	if (d->kind == XS_LOOP_STATIC) {
+		*lo = ((uint64_t)k * d->nthreads + t) * d->chunk;
+		*hi = d->n - *lo > d->chunk ? *lo + d->chunk : d->n;
+		return;
+	}
 	xs_share_of(d, t, &h);
+	if (d->claim_all) {
+		if (k < d->ns) {
+			xs_static_task(d, &h, k, lo, hi);
+			return;
+		}
+		k -= d->ns;
+	}
 	*lo = h.lo + h.slen + k * h.dsize;
 	*hi = *lo + h.dsize;
 }
@@ -286,20 +373,18 @@ static bool xs_hybrid_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uin
 	switch (c->phase) {
 	case XS_PH_STATIC:
 		xs_share_of(d, c->tid, &h);
-		while (c->trip < d->ns) {
-			uint64_t q = h.slen / d->ns, r = h.slen % d->ns, i = c->trip++;
-
-			*lo = h.lo + i * q + (i < r ? i : r);
-			*hi = *lo + q + (i < r);
+		while (!d->claim_all && c->trip < d->ns) {
+			xs_static_task(d, &h, c->trip++, lo, hi);
 			if (*hi > *lo)
 				return true;
 		}
 		c->phase = XS_PH_OWN;
 		/* fall through */
 	case XS_PH_OWN:
-		if (xs_claim(d, c->tid, true, &k)) {
+		while (xs_claim(d, c->tid, true, &k)) {
 			xs_dynamic_task(d, c->tid, k, lo, hi);
-			return true;
+			if (*hi > *lo) /* claim_all: a static task may be empty */
+				return true;
 		}
 		c->phase = XS_PH_STEAL;
 		/* fall through */
@@ -313,7 +398,8 @@ static bool xs_hybrid_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uin
 				if (d->monotonic)
 					c->src = (uint32_t)t;
 				xs_dynamic_task(d, (uint32_t)t, k, lo, hi);
-				return true;
+				if (*hi > *lo)
+					return true;
 			}
 		}
 		c->phase = XS_PH_DONE;
@@ -362,6 +448,8 @@ bool xs_loop_disp_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_
 
 	switch (d->kind) {
 	case XS_LOOP_STATIC:
+		if (d->claim_all) /* cyclic chunks in claim words */
+			return xs_hybrid_next(d, c, lo, hi);
 		if (!d->chunk) {
 			uint64_t len;
 
@@ -517,6 +605,104 @@ static void xs_for_worker(void *p)
 		xs_for_chunk(j, lo, hi);
 }
 
+/*
+ * Elastic loops. A parallel loop that waited at the team barrier for every
+ * worker would wait for a worker the kernel is not running (a hog on its
+ * CPU, a co-running program, a stopped thread) even when the others could
+ * run its chunks: under a CPU hog each loop then costs a time slice. So
+ * xs_parallel_for() does not post a job that every worker must end: the
+ * caller (worker 0) posts the loop, runs chunks, and once the dispenser is
+ * empty waits only for the workers that are *inside* the loop, i.e. for
+ * chunks already claimed. Every chunk is claimable by every worker
+ * (xs_loop_disp_claim_all()), so a worker that never comes strands
+ * nothing. Nobody waits for a worker outside.
+ *
+ *   caller (worker 0)                     helper w, woken by loop_seq
+ *   loop_job = j; open = 1 (seq_cst)      inside += 1 (seq_cst RMW)
+ *   loop_seq += 1 (release), notify       if open (seq_cst load):
+ *   run chunks until none is left             run chunks of loop_job until
+ *   open = 0 (seq_cst)                        none is left; join children
+ *   wait until inside == 0 (seq_cst)      inside -= 1 (release), notify 0
+ *
+ * Dekker on (open, inside), every access seq_cst: either the helper's
+ * load sees open = 0 and it touches nothing, or the caller's load of
+ * inside sees the helper and waits for its exit. So when the caller
+ * returns, no helper still uses loop_job (the caller's stack) or its claim
+ * words, and every chunk has completed: each was claimed (the caller found
+ * every claim word empty) by the caller or by a helper that has exited;
+ * the exit's release (and the RMW chain of inside) pairs with the
+ * caller's load, so the chunks' writes are visible. A helper that is
+ * switched out while inside holds up the caller only for its claimed
+ * chunk, or for the moment between its entry and its first claim; a
+ * helper that wakes after the close finds open = 0. A loop posted while a
+ * helper is still busy elsewhere is simply run without it.
+ *
+ * Tasks spawned by loop bodies are joined by the worker that spawned them
+ * before its exit (its implicit task, as in a job), so they are complete
+ * when the caller returns. The affinity schedule (recording, trials,
+ * replay) keeps the job and its barrier.
+ */
+static void xs_for_part(struct xs_worker *w, struct xs_for_job *j)
+{
+	struct xs_task frame;
+
+	xs_worker_job_begin(w);
+	xs_worker_implicit_begin(w, &frame);
+	xs_for_worker(j);
+	xs_worker_implicit_end(w, &frame);
+	w->in_job = false;
+}
+
+void xs_loop_help(struct xs_worker *w)
+{
+	struct xs_runtime *rt = w->rt;
+
+	/* seq_cst: the helper's half of the Dekker pair above. */
+	atomic_fetch_add_explicit(&rt->loop_inside, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&rt->loop_open, memory_order_seq_cst))
+		xs_for_part(w, rt->loop_job);
+	/* Release: our chunks' writes before the caller's load of inside. */
+	atomic_fetch_sub_explicit(&rt->loop_inside, 1, memory_order_release);
+	xs_park_notify(&rt->workers[0]->park);
+}
+
+static bool xs_loop_helpers_left(void *arg)
+{
+	struct xs_runtime *rt = arg;
+
+	/* seq_cst: the caller's half of the Dekker pair (after the close). */
+	return atomic_load_explicit(&rt->loop_inside, memory_order_seq_cst) == 0;
+}
+
+static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
+{
+	struct xs_worker *w0 = rt->workers[0];
+
+	xs_self = w0;
+	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
+	/* As at a job's start: the daemon's advice, the stats page's job
+	 * flag and worker 0's idle clock (daemon_client.h frees retired
+	 * views by job_seq, which counts barrier jobs only: a helper never
+	 * keeps a view past one of those). */
+	xs_daemon_client_job_start(rt);
+	xs_stats_page_job(rt, true);
+	rt->loop_job = j;
+	/* seq_cst: publishes loop_job and the dispenser (a release) to the
+	 * helpers' seq_cst load of open. */
+	atomic_store_explicit(&rt->loop_open, 1, memory_order_seq_cst);
+	/* Relaxed load: only the calling thread writes loop_seq. Release:
+	 * a woken helper then finds open (it loads it seq_cst anyway). */
+	xs_store_release(&rt->loop_seq, xs_load_relaxed(&rt->loop_seq) + 1);
+	for (uint32_t i = 1; i < rt->nworkers; i++)
+		xs_park_notify(&rt->workers[i]->park);
+	xs_for_part(w0, j);
+	atomic_store_explicit(&rt->loop_open, 0, memory_order_seq_cst);
+	xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
+	xs_stats_page_job(rt, false);
+	xs_self = NULL;
+	return 0;
+}
+
 static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		      const struct xs_loop_sched *sched)
 {
@@ -558,6 +744,18 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 			s.chunk = picked == XS_AFF_RUN_STATIC ? 0 : s.chunk;
 		}
 		t0 = tried ? xs_affinity_trial_now() : 0;
+	}
+	if (!tried) {
+		/* Elastic (above): one set of claim words per runtime, reused
+		 * by every loop (the caller waits until nobody uses them). */
+		if (!rt->loop_slots)
+			rt->loop_slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
+		if (!rt->loop_slots)
+			return -ENOMEM;
+		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, rt->loop_slots,
+				  xs_load_acquire(&rt->victims));
+		xs_loop_disp_claim_all(&j->disp, rt->loop_slots);
+		return xs_for_elastic(rt, j);
 	}
 	if (s.kind == XS_LOOP_HYBRID || amap) {
 		slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));

@@ -28,7 +28,9 @@
  *  - for every t, span(t) = front | back << 32 with front <= back <= ndt_t,
  *    front only grows, back only shrinks; task k of t is run by whoever
  *    moved front past k or back onto k, exactly one of them;
- *  - static tasks of t are run by t alone, each once (its private cursor).
+ *  - static tasks of t are run by t alone, each once (its private cursor),
+ *    unless claim_all: then they are in span(t) too, whose bound is
+ *    ns + ndt_t (hybrid) or t's chunk count (static cyclic).
  * The dispenser hands out numbers only, so its atomics are relaxed: what
  * loop bodies publish is ordered by the job's barrier (or, in the drop-in,
  * the team barrier and the ordered turn).
@@ -62,6 +64,7 @@ struct xs_loop_disp {
 	uint32_t nthreads;      /* >= 1 */
 	uint32_t ns, nd, grain; /* hybrid */
 	bool monotonic;         /* hybrid: every thread's chunks increase */
+	bool claim_all;         /* every chunk claimable (xs_loop_disp_claim_all) */
 	struct xs_loop_slot *slots;           /* hybrid: nthreads of them */
 	const struct xs_victim_view *victims; /* hybrid: by thread id, or NULL */
 	const struct xs_affinity_map *amap;   /* affinity: the schedule */
@@ -95,6 +98,23 @@ void xs_loop_disp_init_affinity(struct xs_loop_disp *d, uint64_t n, uint32_t nth
 				const struct xs_loop_sched *s, struct xs_loop_slot *slots,
 				const struct xs_victim_view *victims,
 				const struct xs_affinity_map *m);
+
+/*
+ * Make every chunk of @d claimable by every thread, for loops that must
+ * not wait for a thread that is not running (elastic loops, loop.c): a
+ * static or hybrid thread's private part would be stranded with it.
+ * After this, thread t's chunks are all in its claim word slots[t]:
+ *   static block   the block in `pieces` tasks (XS_LOOP_HYBRID, ns =
+ *                  pieces, nd = 0), taken front first by t, back first
+ *                  by the others;
+ *   static cyclic  its chunks t, t + P, ... as tasks 0, 1, ... (a thread
+ *                  with more than 2^31 of them: dynamic instead);
+ *   hybrid         its ns static tasks then its dynamic tasks;
+ *   dynamic, guided  nothing private: unchanged.
+ * Call after xs_loop_disp_init() (not for affinity or monotonic loops),
+ * before publishing @d; @slots: nthreads of them.
+ */
+void xs_loop_disp_claim_all(struct xs_loop_disp *d, struct xs_loop_slot *slots);
 
 static inline void xs_loop_cursor_init(struct xs_loop_cursor *c, uint32_t tid)
 {

@@ -146,8 +146,10 @@ static bool xs_job_posted(void *arg)
 	struct xs_worker *w = arg;
 
 	/* Acquire pairs with the release in xs_runtime_post(): the job's
-	 * fields are visible once its number is. */
-	return xs_load_acquire(&w->rt->job_seq) != w->job_seen;
+	 * fields are visible once its number is. Relaxed loop_seq: only a
+	 * hint to look; xs_loop_help() orders what it reads itself. */
+	return xs_load_acquire(&w->rt->job_seq) != w->job_seen ||
+	       xs_load_relaxed(&w->rt->loop_seq) != w->loop_seen;
 }
 
 /*
@@ -203,8 +205,18 @@ void *xs_worker_main(void *arg)
 	xs_worker_wire(rt, w);
 	for (;;) {
 		xs_worker_wait_until(w, xs_job_posted, w);
-		/* Relaxed: the acquire in xs_job_posted() saw this value,
-		 * and no new job is posted before this one's barrier. */
+		/* Relaxed: a loop posted since we last looked; whether it is
+		 * still open is xs_loop_help()'s question. Loops are not
+		 * waited for: one we miss has been run without us. */
+		if (xs_load_relaxed(&rt->loop_seq) != w->loop_seen) {
+			w->loop_seen = xs_load_relaxed(&rt->loop_seq);
+			xs_loop_help(w);
+		}
+		/* Acquire pairs with the release in xs_runtime_post(). No
+		 * new job is posted before this one's barrier, so the fields
+		 * read below are this job's. */
+		if (xs_load_acquire(&rt->job_seq) == w->job_seen)
+			continue;
 		w->job_seen = xs_load_relaxed(&rt->job_seq);
 		if (rt->job_kind == XS_JOB_EXIT)
 			break;
@@ -262,6 +274,7 @@ static void xs_runtime_free(struct xs_runtime *rt)
 	xs_victim_view_free(xs_load_relaxed(&rt->victims));
 	xs_victim_table_free(rt->victim_table);
 	xs_topology_free(rt->topo);
+	free(rt->loop_slots);
 	free(rt->workers);
 	free(rt->queue_rows);
 	free(rt->threads);

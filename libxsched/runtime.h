@@ -27,6 +27,7 @@
 enum xs_job_kind { XS_JOB_RUN, XS_JOB_PARALLEL, XS_JOB_EXIT };
 
 struct xs_daemon_client;
+struct xs_loop_slot;
 struct xs_stats_page;
 
 /*
@@ -75,6 +76,7 @@ struct xs_worker {
 	uint32_t saturated_at;          /* nest level that raised park.saturated, or 0 */
 	uintptr_t stack_mark;           /* xs_thread_stack_mark() of the running thread */
 	uint64_t job_seen;              /* last job sequence number run */
+	uint64_t loop_seen;             /* last rt->loop_seq looked at (loop.c) */
 	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
 	bool in_job;                    /* between job start and barrier release */
 	/* Set by a spawner in xs_wake_a_thief(), cleared by this worker once
@@ -133,6 +135,16 @@ struct xs_runtime {
 	enum xs_job_kind job_kind;
 	xs_task_fn job_fn;
 	void *job_arg;
+	/* Elastic loops (loop.c, xs_loop_help()): a loop that workers join
+	 * if they can and nobody waits for. loop_seq counts posted loops
+	 * (release, pairs with the workers' acquire in xs_job_posted());
+	 * loop_open is 1 while the loop loop_job takes helpers, loop_inside
+	 * counts the workers between their entry and their exit. */
+	xs_cache_aligned _Atomic uint64_t loop_seq;
+	_Atomic uint32_t loop_open;
+	void *loop_job;
+	struct xs_loop_slot *loop_slots; /* nworkers claim words, lazily */
+	xs_cache_aligned _Atomic uint32_t loop_inside;
 };
 
 /* xs_self (declared in xsched/task_inline.h, exported for the inline
@@ -198,6 +210,9 @@ void xs_worker_job_begin(struct xs_worker *w);
 void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
 void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
 void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
+
+/* loop.c: join the elastic loop just posted, if it is still open. */
+void xs_loop_help(struct xs_worker *w);
 
 /* runtime.c: CPUs in the calling thread's affinity mask (at least 1). */
 uint32_t xs_affinity_cpus(void);
