@@ -192,6 +192,10 @@ struct xs_aff_record_cfg {
 	 * the whole loop, chosen by a hash of the page number: faults fall by
 	 * about that factor, and so do the addresses seen. */
 	uint32_t sample;
+	/* Watch only this many pages at a time (0: all): each logical thread
+	 * gets the next `window` watched pages (a ring in address order) and
+	 * at most `window` faults, so faults <= window x logical threads. */
+	uint64_t window;
 };
 
 /* The body of a recorded loop: iterations [lo, hi). */
