@@ -654,7 +654,7 @@ static int cmp_double(const void *a, const void *b)
  */
 static int aff_quality(struct kstate *k, const struct xs_aff_record_cfg *cfg,
 		       const struct xs_aff_machine *mach, const struct xs_affinity_map *pmap,
-		       const char *label, bool json)
+		       const struct xs_aff_hgraph *sampled, const char *label, bool json)
 {
 	struct xs_aff_record_cfg full = *cfg;
 	struct xs_aff_plan_cfg force = { .force = true };
@@ -682,17 +682,22 @@ static int aff_quality(struct kstate *k, const struct xs_aff_record_cfg *cfg,
 			strerror(ret < 0 ? -ret : ret));
 	} else if (json) {
 		printf("{\"affinity_quality\":\"%s\",\"sample\":%u,\"window\":%llu,"
-		       "\"full_record_s\":%.6g,\"sampled_plan_cut_percent\":%.2f,"
+		       "\"full_record_s\":%.6g,\"full_accesses\":%llu,\"sampled_record_s\":%.6g,"
+		       "\"sampled_accesses\":%llu,\"sampled_plan_cut_percent\":%.2f,"
 		       "\"full_plan_cut_percent\":%.2f,\"static_cut_percent\":%.2f}\n", label,
 		       cfg->sample, (unsigned long long)cfg->window, h.seconds,
+		       (unsigned long long)h.accesses, sampled->seconds,
+		       (unsigned long long)sampled->accesses,
 		       total ? 100.0 * (double)cut / (double)total : 0.0,
 		       fst.total ? 100.0 * (double)fst.metis_cut / (double)fst.total : 0.0,
 		       total ? 100.0 * (double)scut / (double)total : 0.0);
 	} else {
 		printf("  %-30s quality (XSCHED_AFFINITY_SAMPLE=%u, XSCHED_AFFINITY_WINDOW=%llu): "
-		       "on the full graph (%.3f s to record) the sampled plan cuts %.1f%%, the "
-		       "full plan %.1f%%, static %.1f%%\n", label, cfg->sample,
-		       (unsigned long long)cfg->window, h.seconds,
+		       "recorded in %.3f s, %llu faults (in full: %.3f s, %llu faults); on the full "
+		       "graph the sampled plan cuts %.1f%%, the full plan %.1f%%, static %.1f%%\n",
+		       label, cfg->sample, (unsigned long long)cfg->window, sampled->seconds,
+		       (unsigned long long)sampled->accesses, h.seconds,
+		       (unsigned long long)h.accesses,
 		       total ? 100.0 * (double)cut / (double)total : 0.0,
 		       fst.total ? 100.0 * (double)fst.metis_cut / (double)fst.total : 0.0,
 		       total ? 100.0 * (double)scut / (double)total : 0.0);
@@ -769,7 +774,7 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		goto out;
 	}
 	pmap = st.kind == XS_AFF_PLAN_METIS ? &map : &fmap;
-	if ((cfg.sample > 1 || cfg.window) && aff_quality(k, &cfg, &mach, pmap, label, o->json)) {
+	if ((cfg.sample > 1 || cfg.window) && aff_quality(k, &cfg, &mach, pmap, &h, label, o->json)) {
 		failed = 1;
 		goto out;
 	}
