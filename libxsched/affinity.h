@@ -168,7 +168,7 @@ enum xs_aff_trial_kind {
  * blocks of each kind the kind with the lowest median over the rounds of
  * its timed loop over static's is kept (static: 1; ties keep the schedule,
  * then hybrid). @trials
- * 0, or an identity @m: always the schedule. xs_affinity_trial_done()
+ * 0: always the schedule (an identity @m, the static split, is tried too). xs_affinity_trial_done()
  * reports the loop's @seconds under the @picked kind (@verbose: say the
  * verdict on stderr). xs_affinity_trial_verdict(): the kind kept for
  * (@m, @n), or -1 while trying (or never tried).

@@ -785,14 +785,14 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	xs_affinity_override(&map);
 	k->reset(k);
 	t_trial0 = aff_now();
-	while (trials && !map.identity && xs_affinity_trial_verdict(&map, k->n) < 0 &&
+	while (trials && xs_affinity_trial_verdict(&map, k->n) < 0 &&
 	       ntrial < 6 * trials + 6) {
 		if (xs_parallel_for_u64(rt, 0, k->n, 1, &sc[2], aff_for_body, k) < 0)
 			failed = 1;
 		ntrial++;
 	}
 	t_trial = aff_now() - t_trial0;
-	kept = map.identity || !trials ? XS_AFF_RUN_SCHEDULE : xs_affinity_trial_verdict(&map, k->n);
+	kept = !trials ? XS_AFF_RUN_SCHEDULE : xs_affinity_trial_verdict(&map, k->n);
 	for (int s = 0; s < ns; s++)
 		times[s] = calloc((size_t)R, sizeof(double));
 	ratio = calloc((size_t)R, sizeof(double));
