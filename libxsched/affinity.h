@@ -163,17 +163,22 @@ enum xs_aff_trial_kind {
 
 /*
  * The trial (affinity_trial.c): what the next loop of @n iterations runs
- * (enum xs_aff_trial_kind). The first @trials loops of each kind take
- * turns (the schedule first), timed; then the fastest by its best time is
- * kept. @trials 0, or an identity @m: always the schedule.
- * xs_affinity_trial_done() reports the loop's @seconds under the @picked
- * kind (@verbose: say the verdict on stderr).
+ * (enum xs_aff_trial_kind). The kinds take turns in blocks of two loops,
+ * the schedule first: a warm-up loop, then a timed one; after @trials
+ * blocks of each kind the kind with the lowest median over the rounds of
+ * its timed loop over static's is kept (static: 1; ties keep the schedule,
+ * then hybrid). @trials
+ * 0: always the schedule (an identity @m, the static split, is tried too). xs_affinity_trial_done()
+ * reports the loop's @seconds under the @picked kind (@verbose: say the
+ * verdict on stderr). xs_affinity_trial_verdict(): the kind kept for
+ * (@m, @n), or -1 while trying (or never tried).
  * xs_affinity_trial_reset() forgets every verdict (a new schedule at the
  * same address: benchmarks, tests).
  */
 int xs_affinity_trial_pick(const struct xs_affinity_map *m, uint64_t n, uint32_t trials);
 void xs_affinity_trial_done(const struct xs_affinity_map *m, uint64_t n, uint32_t trials,
 			    int picked, double seconds, bool verbose);
+int xs_affinity_trial_verdict(const struct xs_affinity_map *m, uint64_t n);
 void xs_affinity_trial_reset(void);
 double xs_affinity_trial_now(void);
 
@@ -192,6 +197,10 @@ struct xs_aff_record_cfg {
 	 * the whole loop, chosen by a hash of the page number: faults fall by
 	 * about that factor, and so do the addresses seen. */
 	uint32_t sample;
+	/* Watch only this many pages at a time (0: all): each logical thread
+	 * gets the next `window` watched pages (a ring in address order) and
+	 * at most `window` faults, so faults <= window x logical threads. */
+	uint64_t window;
 };
 
 /* The body of a recorded loop: iterations [lo, hi). */

@@ -26,6 +26,21 @@
  * balancing samples a share of the address space), so about N times fewer
  * faults and a graph of the addresses on those pages.
  *
+ * None of these bounds the cost: a loop that keeps touching watched pages
+ * faults as often as it touches them. cfg.window does, the way NUMA
+ * balancing scans a window of the address space per period (task_numa_work
+ * marks scan_size of it per scan period, so hinting faults per second are
+ * bounded by the scan rate): the watched pages (after cfg.sample) form a
+ * ring in address order; each logical thread starts with the next
+ * `window` pages of the ring protected and everything else open, and may
+ * fault at most `window` times: the fault that spends the budget opens the
+ * window for the rest of the logical thread. So faults <= window x logical
+ * threads whatever the loop does, plus two mprotects per run of adjacent
+ * pages per logical thread. The price is resolution: a page is watched for
+ * window / ring of the logical threads, and an address shared by two
+ * threads is seen shared only when both ran with it in the window (about
+ * (window / ring)^2 of the pairs; cfg.sample keeps 1 / sample of them).
+ *
  * The inverted index is built online, as the seed's Figure 4 wants, in
  * memory reserved up front (the handler never allocates): an open-
  * addressing table of addresses, each remembering the last logical thread
@@ -133,6 +148,13 @@ static struct {
 	bool step;
 	uint32_t sample;
 	uint32_t cur;
+	/* cfg.window: the ring of watched pages (address order), the window's
+	 * start in it, faults left to this logical thread, and whether the
+	 * window is protected now. */
+	uint64_t window;
+	uintptr_t *ring;
+	uint64_t nring, wstart, budget;
+	bool armed;
 	uintptr_t pg;
 	struct xs_aff_region regions[XS_AFF_MAX_REGIONS];
 	uint32_t nregions;
@@ -234,6 +256,23 @@ static void xs_rec_note(uintptr_t a)
 	xs_rec.vweight[k]++;
 }
 
+/* Protect (@prot PROT_NONE) or open the window's pages, one mprotect per
+ * run of pages adjacent in memory (also from the SIGSEGV handler: no
+ * allocation, mprotect only). */
+static void xs_rec_window(int prot)
+{
+	uint64_t w = xs_rec.window < xs_rec.nring ? xs_rec.window : xs_rec.nring, i = 0;
+
+	while (i < w) {
+		uintptr_t lo = xs_rec.ring[(xs_rec.wstart + i) % xs_rec.nring], hi = lo + xs_rec.pg;
+
+		while (++i < w && xs_rec.ring[(xs_rec.wstart + i) % xs_rec.nring] == hi)
+			hi += xs_rec.pg;
+		mprotect((void *)lo, hi - lo, prot);
+	}
+	xs_rec.armed = prot == PROT_NONE;
+}
+
 static void xs_rec_segv(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
@@ -251,6 +290,27 @@ static void xs_rec_segv(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	xs_rec_note(a);
+	if (xs_rec.window) {
+		/* The window: page mode leaves the page open until the next
+		 * logical thread moves the window; the last fault of the
+		 * budget opens the whole window. */
+		if (xs_rec.budget)
+			xs_rec.budget--;
+		if (!xs_rec.budget) {
+			/* Nothing for SIGTRAP to protect again, should this
+			 * instruction have opened a page before. */
+			xs_rec.nopen = 0;
+			xs_rec_window(PROT_READ | PROT_WRITE);
+		} else {
+			mprotect((void *)page, xs_rec.pg, PROT_READ | PROT_WRITE);
+			if (xs_rec.step && xs_rec.nopen < xs_rec.maxopen) {
+				xs_rec.open[xs_rec.nopen++] = page;
+				xs_aff_set_tf(uc, true);
+			}
+		}
+		errno = saved;
+		return;
+	}
 	mprotect((void *)page, xs_rec.pg, PROT_READ | PROT_WRITE);
 	if (xs_rec.nopen < xs_rec.maxopen)
 		xs_rec.open[xs_rec.nopen++] = page;
@@ -301,9 +361,12 @@ static bool xs_rec_sampled(uintptr_t page)
 }
 
 /* Protect (@prot PROT_NONE) or open the watched pages of the regions: one
- * call per region, or per sampled page. Returns 0 or -errno. */
+ * call per region, or per sampled page. With a window only the window is
+ * ever protected (xs_rec_window()). Returns 0 or -errno. */
 static int xs_rec_protect(int prot)
 {
+	if (xs_rec.window && prot == PROT_NONE)
+		return 0;
 	for (uint32_t i = 0; i < xs_rec.nregions; i++) {
 		uintptr_t lo = xs_rec.regions[i].lo, hi = xs_rec.regions[i].hi;
 
@@ -316,6 +379,20 @@ static int xs_rec_protect(int prot)
 			if (xs_rec_sampled(p) && mprotect((void *)p, xs_rec.pg, prot))
 				return -errno;
 	}
+	return 0;
+}
+
+/* The ring of watched pages in address order (cfg.window): 0 or -ENOMEM. */
+static int xs_rec_ring(uint64_t pages)
+{
+	xs_rec.ring = malloc((pages ? pages : 1) * sizeof(*xs_rec.ring));
+	if (!xs_rec.ring)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < xs_rec.nregions; i++)
+		for (uintptr_t p = xs_rec.regions[i].lo; p < xs_rec.regions[i].hi; p += xs_rec.pg)
+			if (xs_rec_sampled(p))
+				xs_rec.ring[xs_rec.nring++] = p;
+	qsort(xs_rec.ring, xs_rec.nring, sizeof(*xs_rec.ring), xs_rec_cmp_page);
 	return 0;
 }
 
@@ -418,6 +495,8 @@ static void xs_rec_release(void)
 	if (xs_rec.log)
 		munmap(xs_rec.log, xs_rec.max_entries * sizeof(*xs_rec.log));
 	free(xs_rec.open);
+	free(xs_rec.ring);
+	xs_rec.ring = NULL;
 	xs_rec.tab = NULL;
 	xs_rec.log = NULL;
 	xs_rec.open = NULL;
@@ -454,6 +533,7 @@ int xs_aff_record(uint64_t n, uint64_t granule, const struct xs_aff_record_cfg *
 	xs_rec.shift = cfg->shift;
 	xs_rec.step = cfg->step && xs_aff_can_step();
 	xs_rec.sample = cfg->sample;
+	xs_rec.window = cfg->window;
 	xs_rec.max_edges = cfg->max_edges ? cfg->max_edges : 1u << 22;
 	xs_rec.max_entries = cfg->max_entries ? cfg->max_entries : 1u << 26;
 	/* No more addresses than the watched bytes hold: a table sized to
@@ -471,10 +551,13 @@ int xs_aff_record(uint64_t n, uint64_t granule, const struct xs_aff_record_cfg *
 	xs_rec.log = xs_rec_map(xs_rec.max_entries * sizeof(*xs_rec.log));
 	xs_rec.open = malloc(xs_rec.maxopen * sizeof(*xs_rec.open));
 	h->vweight = calloc(T ? T : 1, sizeof(*h->vweight));
-	if (!xs_rec.tab || !xs_rec.log || !xs_rec.open || !h->vweight) {
+	if (!xs_rec.tab || !xs_rec.log || !xs_rec.open || !h->vweight ||
+	    (xs_rec.window && xs_rec_ring(pages))) {
 		ret = -ENOMEM;
 		goto out_mem;
 	}
+	if (xs_rec.window && !xs_rec.nring)
+		xs_rec.window = 0; /* no page sampled: nothing to watch */
 	xs_rec.vweight = h->vweight;
 	xs_rec.tid = gettid();
 	xs_rec.active = true;
@@ -498,8 +581,17 @@ int xs_aff_record(uint64_t n, uint64_t granule, const struct xs_aff_record_cfg *
 	for (uint64_t k = 0; k < T; k++) {
 		uint64_t lo = k * granule, hi = n - lo > granule ? lo + granule : n;
 
-		if (xs_rec.nopen)
+		if (xs_rec.window) {
+			/* Open the last window, protect the next one. */
+			if (xs_rec.armed)
+				xs_rec_window(PROT_READ | PROT_WRITE);
+			xs_rec.wstart = k ? (xs_rec.wstart + xs_rec.window) % xs_rec.nring : 0;
+			xs_rec.budget = xs_rec.window;
+			xs_rec.nopen = 0;
+			xs_rec_window(PROT_NONE);
+		} else if (xs_rec.nopen) {
 			xs_rec_close_runs();
+		}
 		/* The handlers run on this thread, between our own
 		 * instructions: no ordering to publish. */
 		xs_rec.cur = (uint32_t)k;
@@ -568,6 +660,7 @@ int xs_affinity_record_loop(struct xs_runtime *rt, uint64_t n, xs_aff_chunk_fn f
 	j.cfg.shift = (uint32_t)rt->opt.affinity_shift;
 	j.cfg.step = rt->opt.affinity_step;
 	j.cfg.sample = (uint32_t)rt->opt.affinity_sample;
+	j.cfg.window = (uint64_t)rt->opt.affinity_window;
 	ret = xs_runtime_parallel(rt, xs_rec_worker, &j);
 	if (ret >= 0)
 		ret = j.ret;

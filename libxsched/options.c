@@ -141,9 +141,15 @@ static const struct xs_option_def xs_option_table[] = {
 	  "1",
 	  "record only one page in this many of the registered regions (the same pages "
 	  "throughout, by a hash): about that many times fewer faults and addresses seen", NULL },
-	{ "XSCHED_AFFINITY_TRIAL", XS_OPT_INT, XS_OPT(affinity_trial), 3, 0, 64, "0..64", "3",
-	  "xs_parallel_for() loops that replay a schedule first run this many times each "
-	  "under it, hybrid and static, timed, then keep the fastest; 0 = always the schedule",
+	{ "XSCHED_AFFINITY_WINDOW", XS_OPT_INT, XS_OPT(affinity_window), 0, 0, 1 << 20,
+	  "0..1048576", "0",
+	  "record with only this many watched pages protected per logical thread, the "
+	  "window moving on by as many each time, and at most this many faults per logical "
+	  "thread; 0 = every watched page", NULL },
+	{ "XSCHED_AFFINITY_TRIAL", XS_OPT_INT, XS_OPT(affinity_trial), 5, 0, 64, "0..64", "5",
+	  "xs_parallel_for() loops that replay a schedule first run this many rounds of it, "
+	  "hybrid and static, a warm-up and a timed loop each, then keep the one with the "
+	  "lowest median time over static's of the same round; 0 = always the schedule",
 	  NULL },
 	{ "XSCHED_RESCUE_US", XS_OPT_INT, XS_OPT(rescue_us), 2000, 1, 10000000, "1..10000000",
 	  "2000",

@@ -37,6 +37,7 @@ struct xs_options {
 	int64_t affinity_shift; /* recorded address granularity, log2 bytes */
 	int64_t affinity_step;  /* single-step faulting instructions while recording */
 	int64_t affinity_sample; /* watch one page in this many while recording */
+	int64_t affinity_window; /* watched pages per logical thread while recording (0: all) */
 	int64_t affinity_trial; /* timed loops of schedule, hybrid, static before keeping one */
 	int64_t rescue_us;      /* a victim off-CPU this long is stranded (rescue.h) */
 	char profile[4096];     /* Chrome trace-event JSON path; "" = off */

@@ -646,6 +646,69 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A sampled or windowed recording's resolution: record the loop again with
+ * every page watched, and weigh METIS's partition of the sampled graph
+ * (@pmap) on the full graph, beside the full graph's own partition and the
+ * static split. Prints one line; returns 0 or 1 (failed).
+ */
+static int aff_quality(struct kstate *k, const struct xs_aff_record_cfg *cfg,
+		       const struct xs_aff_machine *mach, const struct xs_affinity_map *pmap,
+		       const struct xs_aff_hgraph *sampled, const char *label, bool json)
+{
+	struct xs_aff_record_cfg full = *cfg;
+	struct xs_aff_plan_cfg force = { .force = true };
+	struct xs_aff_hgraph h = { 0 };
+	struct xs_aff_graph g = { 0 };
+	struct xs_affinity_map fm = { 0 };
+	struct xs_aff_plan_stats fst = { 0 };
+	uint64_t cut = 0, scut = 0, total = 0;
+	int ret;
+
+	full.sample = 1;
+	full.window = 0;
+	k->reset(k);
+	kregions(k, true);
+	ret = xs_aff_record(k->n, 1, &full, aff_record_body, k, &h);
+	kregions(k, false);
+	if (!ret)
+		ret = xs_aff_graph_build(&h, k->dense, 1ull << 31, &g);
+	if (!ret)
+		ret = xs_aff_plan(&g, mach, k->n, 1, &force, &fm, &fst);
+	if (!ret)
+		ret = xs_aff_schedule_cut(&g, pmap, &cut, &scut, &total);
+	if (ret) {
+		fprintf(stderr, PROG ": --affinity: %s: the full recording failed: %s\n", label,
+			strerror(ret < 0 ? -ret : ret));
+	} else if (json) {
+		printf("{\"affinity_quality\":\"%s\",\"sample\":%u,\"window\":%llu,"
+		       "\"full_record_s\":%.6g,\"full_accesses\":%llu,\"sampled_record_s\":%.6g,"
+		       "\"sampled_accesses\":%llu,\"sampled_plan_cut_percent\":%.2f,"
+		       "\"full_plan_cut_percent\":%.2f,\"static_cut_percent\":%.2f}\n", label,
+		       cfg->sample, (unsigned long long)cfg->window, h.seconds,
+		       (unsigned long long)h.accesses, sampled->seconds,
+		       (unsigned long long)sampled->accesses,
+		       total ? 100.0 * (double)cut / (double)total : 0.0,
+		       fst.total ? 100.0 * (double)fst.metis_cut / (double)fst.total : 0.0,
+		       total ? 100.0 * (double)scut / (double)total : 0.0);
+	} else {
+		printf("  %-30s quality (XSCHED_AFFINITY_SAMPLE=%u, XSCHED_AFFINITY_WINDOW=%llu): "
+		       "recorded in %.3f s, %llu faults (in full: %.3f s, %llu faults); on the full "
+		       "graph the sampled plan cuts %.1f%%, the full plan %.1f%%, static %.1f%%\n",
+		       label, cfg->sample, (unsigned long long)cfg->window, sampled->seconds,
+		       (unsigned long long)sampled->accesses, h.seconds,
+		       (unsigned long long)h.accesses,
+		       total ? 100.0 * (double)cut / (double)total : 0.0,
+		       fst.total ? 100.0 * (double)fst.metis_cut / (double)fst.total : 0.0,
+		       total ? 100.0 * (double)scut / (double)total : 0.0);
+		fflush(stdout);
+	}
+	xs_affinity_map_free(&fm);
+	xs_aff_graph_free(&g);
+	xs_aff_hgraph_free(&h);
+	return ret != 0;
+}
+
 static const char *const sched_names[] = { "static", "hybrid", "affinity", "partitioned" };
 
 /* One kernel: record, plan, then the schedules side by side. */
@@ -659,7 +722,8 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		{ .kind = XS_LOOP_AFFINITY, .ns = 2, .nd = 4, .grain = 50 },
 	};
 	struct xs_aff_record_cfg cfg = { .shift = k->rec_shift, .step = k->rec_step,
-					 .sample = (uint32_t)rt->opt.affinity_sample };
+					 .sample = (uint32_t)rt->opt.affinity_sample,
+					 .window = (uint64_t)rt->opt.affinity_window };
 	struct xs_aff_plan_cfg force = { .force = true };
 	struct xs_aff_hgraph h = { 0 };
 	struct xs_aff_graph g = { 0 };
@@ -668,7 +732,9 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	int64_t trials = rt->opt.affinity_trial;
 	struct xs_aff_plan_stats st = { 0 }, fst = { 0 };
 	double t_plain = 1e30, t_plan0, t_plan, *times[4] = { 0 }, best[4], med[4];
-	int R = (int)o->repeat, failed = 0, ret, ns;
+	double t_trial0, t_trial, *ratio, rmed, rq1, rq3;
+	static const char *const kept_names[XS_AFF_NKINDS] = { "hybrid", "sched", "static" };
+	int R = (int)o->repeat, failed = 0, ret, ns, kept, ntrial = 0;
 	char why[256] = "";
 
 	for (int r = 0; r < 3; r++) {
@@ -708,9 +774,28 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		goto out;
 	}
 	pmap = st.kind == XS_AFF_PLAN_METIS ? &map : &fmap;
+	if ((cfg.sample > 1 || cfg.window) && aff_quality(k, &cfg, &mach, pmap, &h, label, o->json)) {
+		failed = 1;
+		goto out;
+	}
 	xs_affinity_trial_reset();
+	/* The replay's trial first, loop by loop until it keeps a kind (at
+	 * most 3 kinds x 2 loops x XSCHED_AFFINITY_TRIAL): the rounds below
+	 * time what a long run repeats; the trial's price is its own figure. */
+	xs_affinity_override(&map);
+	k->reset(k);
+	t_trial0 = aff_now();
+	while (trials && xs_affinity_trial_verdict(&map, k->n) < 0 &&
+	       ntrial < 6 * trials + 6) {
+		if (xs_parallel_for_u64(rt, 0, k->n, 1, &sc[2], aff_for_body, k) < 0)
+			failed = 1;
+		ntrial++;
+	}
+	t_trial = aff_now() - t_trial0;
+	kept = !trials ? XS_AFF_RUN_SCHEDULE : xs_affinity_trial_verdict(&map, k->n);
 	for (int s = 0; s < ns; s++)
 		times[s] = calloc((size_t)R, sizeof(double));
+	ratio = calloc((size_t)R, sizeof(double));
 	for (int r = 0; r < R; r++) {
 		for (int s = 0; s < ns; s++) {
 			double t0;
@@ -732,6 +817,15 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	}
 	xs_affinity_override(NULL);
 	rt->opt.affinity_trial = trials;
+	/* affinity / static round by round: the two ran next to each other,
+	 * under the same load; the median and quartiles of these ratios. */
+	for (int r = 0; r < R; r++)
+		ratio[r] = times[2][r] / times[0][r];
+	qsort(ratio, (size_t)R, sizeof(double), cmp_double);
+	rmed = ratio[R / 2];
+	rq1 = ratio[R / 4];
+	rq3 = ratio[(3 * R) / 4 < R ? (3 * R) / 4 : R - 1];
+	free(ratio);
 	for (int s = 0; s < ns; s++) {
 		qsort(times[s], (size_t)R, sizeof(double), cmp_double);
 		best[s] = times[s][0];
@@ -749,7 +843,10 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		       "\"record_us_per_access\":%.3g,"
 		       "\"plain_s\":%.6g,\"record_slowdown\":%.1f,"
 		       "\"accesses\":%llu,\"addresses\":%llu,\"shared\":%llu,\"graph_edges\":%llu,"
-		       "\"cut_percent\":%.2f,\"metis_cut_percent\":%.2f,\"plan_s\":%.6g}\n",
+		       "\"cut_percent\":%.2f,\"metis_cut_percent\":%.2f,\"plan_s\":%.6g,"
+		       "\"kept\":\"%s\",\"trial_loops\":%d,\"trial_s\":%.6g,"
+		       "\"affinity_over_static\":%.4f,\"affinity_over_static_q1\":%.4f,"
+		       "\"affinity_over_static_q3\":%.4f}\n",
 		       label, xs_runtime_workers(rt), (unsigned long long)k->n, k->sweeps,
 		       failed ? "error" : "ok", st.kind == XS_AFF_PLAN_METIS ? "metis" : "static",
 		       best[0], best[1], best[2], best[3], med[0], med[1], med[2], med[3],
@@ -759,12 +856,15 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		       (unsigned long long)h.accesses, (unsigned long long)h.naddrs,
 		       (unsigned long long)h.nedges, (unsigned long long)g.ne / 2,
 		       st.total ? 100.0 * (double)st.cut / (double)st.total : 0.0,
-		       st.total ? 100.0 * (double)st.metis_cut / (double)st.total : 0.0, t_plan);
+		       st.total ? 100.0 * (double)st.metis_cut / (double)st.total : 0.0, t_plan,
+		       kept >= 0 ? kept_names[kept] : "none", ntrial, t_trial, rmed, rq1, rq3);
 	else
-		printf("  %-30s %7llu %4d %9.4f %9.4f %9.4f %-6s %9.4f %6.3fx %6.3fx %6.3fx %8.0fx "
-		       "%6.1f %-4s %5.1f%% %6.2f%s\n",
+		printf("  %-30s %7llu %4d %9.4f %9.4f %9.4f %-6s %-6s %5.3f %5.3f-%5.3f %-4s "
+		       "%9.4f %6.3fx %6.3fx %6.3fx %8.0fx %6.1f %-4s %5.1f%% %6.2f%s\n",
 		       label, (unsigned long long)k->n, k->sweeps, best[0], best[1], best[2],
-		       st.kind == XS_AFF_PLAN_METIS ? "metis" : "static", best[3],
+		       st.kind == XS_AFF_PLAN_METIS ? "metis" : "static",
+		       kept >= 0 ? kept_names[kept] : "none", rmed, rq1, rq3,
+		       rmed <= 1.03 ? "ok" : "SLOW", best[3],
 		       best[0] / best[2], best[1] / best[2], best[0] / best[3], h.seconds / t_plain,
 		       h.accesses ? 1e6 * h.seconds / (double)h.accesses : 0.0,
 		       k->rec_step ? "step" : "page",
@@ -871,14 +971,19 @@ int affinity_run(const struct options *o)
 		       "of `sweeps` loops;\n  affinity: the plan's schedule (plan: metis, or "
 		       "static where it chose the static split) after the replay's trial\n"
 		       "  (XSCHED_AFFINITY_TRIAL=%lld); partition: METIS's partition replayed "
-		       "always;\n  x: static / affinity, hybrid / affinity, static / "
-		       "partition (> 1: faster than static); rec: slowdown of the recorded serial "
+		       "always;\n  kept: what the trial kept (its loops run before the timed "
+		       "rounds); a/s: affinity / static,\n  the median of the rounds' ratios "
+		       "(each round runs the schedules side by side), q1-q3 its quartiles,\n"
+		       "  3%%: ok where the median is at most 1.03;\n  x: static / affinity, "
+		       "hybrid / affinity, static / partition (> 1: faster than static); rec: slowdown of the recorded serial "
 		       "run,\n  us/acc: its microseconds per access seen "
 		       "(XSCHED_AFFINITY_SAMPLE=%lld); cut: METIS's edge weight\n  between "
 		       "workers\n", xs_runtime_workers(rt), rt->topo->source, o->repeat,
 		       (long long)rt->opt.affinity_trial, (long long)rt->opt.affinity_sample);
-		printf("  %-30s %7s %4s %9s %9s %9s %-6s %9s %7s %7s %7s %9s %6s %-4s %6s %6s\n",
-		       "kernel", "n", "swp", "static", "hybrid", "affinity", "plan", "partition",
+		printf("  %-30s %7s %4s %9s %9s %9s %-6s %-6s %5s %11s %-4s %9s %7s %7s %7s %9s %6s "
+		       "%-4s %6s %6s\n",
+		       "kernel", "n", "swp", "static", "hybrid", "affinity", "plan", "kept", "a/s",
+		       "a/s q1-q3", "3%", "partition",
 		       "x stat", "x hyb", "x part", "rec", "us/acc", "mode", "cut", "plan_s");
 	}
 	for (int m = 0; m < nm; m++) {
