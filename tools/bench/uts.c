@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * uts.c - UTS on xsched: one task per node; a node joins its children.
- * A typed task (xsched/task_typed.h): the node's state in, the size of
- * its subtree out.
+ * Below the root a node is a typed task (xsched/task_typed.h): its state
+ * in, the size of its subtree out.
  */
 #include "spawn.h"
 #include "uts.h"
