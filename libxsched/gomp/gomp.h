@@ -35,13 +35,6 @@
 
 #define XG_EXPORT __attribute__((visibility("default")))
 
-/* The calling thread's worker (task_inline.h), read by every GOMP_task and
- * taskwait: in the initial-exec model here, as xg_cur, rather than through
- * a __tls_get_addr() call per access. The drop-in is loaded at start-up
- * (LD_PRELOAD, or as a program's libgomp.so.1), where static TLS is
- * available. */
-extern __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
-
 /* omp_sched_t and the GFS_* values gcc passes to GOMP_loop_start(). */
 enum xg_sched {
 	XG_SCHED_RUNTIME = 0,
