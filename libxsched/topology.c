@@ -32,7 +32,10 @@
 #define MAX_CACHE_INDEX 64
 #define NO_NODE UINT32_MAX
 
-/* Working state of one load; the per-CPU arrays are indexed by CPU number. */
+/*
+ * Working state of one load; the per-CPU arrays are indexed by CPU number
+ * and have ncpu_ids entries, one more than the highest usable CPU.
+ */
 struct loader {
 	const char *root;             /* no trailing '/' */
 	const struct xs_topology_files *files; /* where the files come from */
@@ -44,6 +47,7 @@ struct loader {
 	int16_t *llc_index;           /* cache/indexK chosen as LLC, -1: none */
 	uint32_t *node_of;            /* node index, NO_NODE until assigned */
 	uint32_t *group;              /* by CPU index: scratch for number_groups() */
+	uint32_t ncpu_ids;            /* entries of the arrays above */
 	char path[PATH_MAX];          /* the file read last: named in errors */
 	char text[TEXT_MAX];          /* its content */
 };
@@ -775,6 +779,30 @@ static uint32_t count_packages(const struct xs_topology *topo)
 	return n;
 }
 
+/*
+ * The per-CPU arrays are indexed by CPU number, and only by usable ones:
+ * every sharing set is masked by ld->usable before its members are looked
+ * up. So they need entries up to the highest usable CPU, not XS_MAX_CPUS
+ * (256 KiB of masks, allocated and zeroed for every load).
+ */
+static int alloc_per_cpu(struct loader *ld)
+{
+	uint32_t cpu, n = 0;
+
+	mask_for_each(cpu, &ld->usable)
+		n = cpu + 1;
+	ld->ncpu_ids = n;
+	ld->smt = calloc(n, sizeof(*ld->smt));
+	ld->llc = calloc(n, sizeof(*ld->llc));
+	ld->llc_index = calloc(n, sizeof(*ld->llc_index));
+	ld->node_of = malloc(n * sizeof(*ld->node_of));
+	ld->group = calloc(n, sizeof(*ld->group));
+	if (!ld->smt || !ld->llc || !ld->llc_index || !ld->node_of || !ld->group)
+		return -ENOMEM;
+	memset(ld->node_of, 0xff, n * sizeof(*ld->node_of)); /* NO_NODE */
+	return 0;
+}
+
 struct xs_topology *xs_topology_load(const char *sysfs_root)
 {
 	return xs_topology_load_from(sysfs_root, &fs_files);
@@ -793,14 +821,8 @@ struct xs_topology *xs_topology_load_from(const char *sysfs_root,
 	if (!ld)
 		goto out;
 	ld->topo = calloc(1, sizeof(*ld->topo));
-	ld->smt = calloc(XS_MAX_CPUS, sizeof(*ld->smt));
-	ld->llc = calloc(XS_MAX_CPUS, sizeof(*ld->llc));
-	ld->llc_index = calloc(XS_MAX_CPUS, sizeof(*ld->llc_index));
-	ld->node_of = malloc(XS_MAX_CPUS * sizeof(*ld->node_of));
-	ld->group = calloc(XS_MAX_CPUS, sizeof(*ld->group));
-	if (!ld->topo || !ld->smt || !ld->llc || !ld->llc_index || !ld->node_of || !ld->group)
+	if (!ld->topo)
 		goto out;
-	memset(ld->node_of, 0xff, XS_MAX_CPUS * sizeof(*ld->node_of)); /* NO_NODE */
 	topo = ld->topo;
 
 	ld->files = files;
@@ -825,6 +847,8 @@ struct xs_topology *xs_topology_load_from(const char *sysfs_root,
 	ld->root = topo->source;
 
 	ret = load_usable(ld);
+	if (!ret)
+		ret = alloc_per_cpu(ld);
 	if (ret)
 		goto out;
 	mask_for_each(cpu, &ld->usable) {
