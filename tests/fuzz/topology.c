@@ -19,7 +19,8 @@
 #include "fuzz.h"
 #include "topology.h"
 
-#define MAX_FILES 512
+#define MAX_ENTRIES 1024 /* files and directories of the base tree */
+#define HASH_SLOTS 2048
 #define MAX_RECORDS 64
 #define ROOT "/fuzz/sys" /* only named in errors: nothing is read there */
 
@@ -27,46 +28,112 @@ struct mem_file {
 	const char *rel;
 	const char *text;
 	size_t len;
-	int removed;
+	int removed;    /* a record "!PATH" */
+	int is_dir;     /* base only: a directory, holding nfiles files */
+	size_t nfiles;
 };
 
-/* The base tree, read once, then this input's records over it. */
-static struct mem_file base[MAX_FILES];
+/*
+ * The base tree, read once: its files and directories, found by a hash of
+ * the name. The lookups are the harness's, not the parser's, so they are
+ * neither traced for coverage nor compared with strcmp() (whose hook
+ * would have libFuzzer learn the base tree's names). The records of an
+ * input are compared with strcmp(): that is how libFuzzer learns which
+ * names the parser asks for.
+ */
+static struct mem_file base[MAX_ENTRIES];
 static size_t nbase;
+static int32_t slots[HASH_SLOTS]; /* base index + 1; 0: empty */
 static size_t srclen;
 static struct {
 	struct mem_file over[MAX_RECORDS];
 	size_t nover;
 } tree;
 
+static FUZZ_NO_COVERAGE int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+/* Whether @path lies under directory @dir (@dir/...). */
+static FUZZ_NO_COVERAGE int under(const char *path, const char *dir)
+{
+	while (*dir && *dir == *path)
+		dir++, path++;
+	return !*dir && *path == '/';
+}
+
+static FUZZ_NO_COVERAGE uint32_t hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static FUZZ_NO_COVERAGE struct mem_file *base_find(const char *rel)
+{
+	for (uint32_t i = hash(rel) % HASH_SLOTS; slots[i]; i = (i + 1) % HASH_SLOTS)
+		if (same(base[slots[i] - 1].rel, rel))
+			return &base[slots[i] - 1];
+	return NULL;
+}
+
+static struct mem_file *base_new(const char *rel)
+{
+	uint32_t i = hash(rel) % HASH_SLOTS;
+
+	if (nbase == MAX_ENTRIES)
+		return NULL;
+	while (slots[i])
+		i = (i + 1) % HASH_SLOTS;
+	base[nbase].rel = strdup(rel);
+	if (!base[nbase].rel)
+		return NULL;
+	slots[i] = (int32_t)++nbase;
+	return &base[nbase - 1];
+}
+
 static int base_add(const char *path, const struct stat *st, int type, struct FTW *f)
 {
-	char *text;
+	struct mem_file *file;
+	char *text, *dir;
 	FILE *in;
 
 	(void)st;
 	(void)f;
 	if (type != FTW_F)
 		return 0;
-	if (nbase == MAX_FILES)
-		return 1;
 	in = fopen(path, "r");
 	text = calloc(1, 4096);
-	if (!in || !text)
+	file = base_new(path + srclen + 1);
+	if (!in || !text || !file)
 		return 1;
-	base[nbase].len = fread(text, 1, 4095, in);
-	base[nbase].text = text;
-	base[nbase].rel = strdup(path + srclen + 1);
+	file->len = fread(text, 1, 4095, in);
+	file->text = text;
 	fclose(in);
-	if (!base[nbase].rel)
+	/* count it in every directory above it */
+	dir = strdup(file->rel);
+	if (!dir)
 		return 1;
-	nbase++;
-	return 0;
-}
+	for (char *slash = strrchr(dir, '/'); slash; slash = strrchr(dir, '/')) {
+		struct mem_file *d;
 
-static int base_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct mem_file *)a)->rel, ((const struct mem_file *)b)->rel);
+		*slash = '\0';
+		d = base_find(dir);
+		if (!d) {
+			d = base_new(dir);
+			if (!d)
+				return 1;
+			d->is_dir = 1;
+		}
+		d->nfiles++;
+	}
+	free(dir);
+	return 0;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -81,52 +148,43 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "topology: cannot read the tree %s\n", src);
 		exit(1);
 	}
-	qsort(base, nbase, sizeof(base[0]), base_cmp);
 	return 0;
-}
-
-/* Index of the first base file whose name is >= @rel (base is sorted). */
-static size_t base_lower(const char *rel)
-{
-	size_t lo = 0, hi = nbase;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(base[mid].rel, rel) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* The file @rel as this input has it: a record's, else the base's, or NULL. */
 static const struct mem_file *mem_find(const char *rel)
 {
-	size_t i;
+	const struct mem_file *f;
 
-	for (i = tree.nover; i-- > 0;)
+	for (size_t i = tree.nover; i-- > 0;)
 		if (!strcmp(tree.over[i].rel, rel))
 			return tree.over[i].removed ? NULL : &tree.over[i];
-	i = base_lower(rel);
-	return i < nbase && !strcmp(base[i].rel, rel) ? &base[i] : NULL;
+	f = base_find(rel);
+	return f && !f->is_dir ? f : NULL;
 }
 
 /* Whether some file of this input lies under directory @rel. */
 static int mem_is_dir(const char *rel)
 {
-	size_t len = strlen(rel);
+	const struct mem_file *d = base_find(rel);
+	size_t removed = 0;
 
-	for (size_t i = 0; i < tree.nover; i++)
-		if (!strncmp(tree.over[i].rel, rel, len) && tree.over[i].rel[len] == '/' &&
-		    mem_find(tree.over[i].rel))
+	for (size_t i = 0; i < tree.nover; i++) {
+		const struct mem_file *r = &tree.over[i];
+		const struct mem_file *b;
+		size_t j;
+
+		if (!under(r->rel, rel))
+			continue;
+		if (!r->removed && mem_find(r->rel))
 			return 1;
-	/* the base files under rel/ sort together, right after rel */
-	for (size_t i = base_lower(rel); i < nbase && !strncmp(base[i].rel, rel, len); i++)
-		if (base[i].rel[len] == '/' && mem_find(base[i].rel))
-			return 1;
-	return 0;
+		/* a base file whose last record removes it */
+		b = base_find(r->rel);
+		for (j = i + 1; j < tree.nover && !same(tree.over[j].rel, r->rel); j++)
+			;
+		removed += j == tree.nover && b && !b->is_dir;
+	}
+	return d && d->is_dir && d->nfiles > removed;
 }
 
 static ssize_t mem_read(void *ctx, const char *path, const char *rel, char *buf, size_t cap)
