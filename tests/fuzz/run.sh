@@ -26,6 +26,12 @@ else
 	TMPDIR=$PWD/$o/tmp
 fi
 export TMPDIR # the targets' scratch files
+# ASan keeps freed memory in quarantine (256 MB by default) before reusing
+# it, to catch uses after free. Every target's state lives for one input,
+# and no input frees more than a few MB, so 16 MB catches the same uses;
+# with 256 MB the targets spent most of their time faulting in recycled
+# pages (mtx: 3.9 against 1.4 s of CPU for 20 000 inputs).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16}
 runs_opt=()
 if [[ -n ${FUZZ_RUNS:-} ]]; then
 	[[ $FUZZ_RUNS =~ ^[1-9][0-9]*$ ]] || {
