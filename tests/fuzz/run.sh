@@ -11,9 +11,10 @@
 # target: executions, execs/s, coverage (cov: edges, ft: features), corpus.
 # The targets' own stderr (the parsers' error lines) is closed
 # (-close_fd_mask=2); libFuzzer and the sanitizers still report.
-# The targets' scratch files go to /dev/shm where it can be written: on a
-# disk, truncating and rewriting a file per input costs more than most
-# parsers (mtx: 264 against 2 100 execs/s on this machine).
+# The targets' scratch files (top-pages, trace-json) go to /dev/shm
+# where it can be written: on a disk, truncating and rewriting a file per
+# input cost more than most parsers (mtx, when it still wrote one: 264
+# against 2 100 execs/s on this machine).
 set -uo pipefail
 
 o=$1 seconds=$2
