@@ -32,9 +32,13 @@
 #define MAX_CACHE_INDEX 64
 #define NO_NODE UINT32_MAX
 
-/* Working state of one load; the per-CPU arrays are indexed by CPU number. */
+/*
+ * Working state of one load; the per-CPU arrays are indexed by CPU number
+ * and have ncpu_ids entries, one more than the highest usable CPU.
+ */
 struct loader {
 	const char *root;             /* no trailing '/' */
+	const struct xs_topology_files *files; /* where the files come from */
 	int synthetic;
 	struct xs_topology *topo;
 	struct xs_cpumask usable;
@@ -43,6 +47,7 @@ struct loader {
 	int16_t *llc_index;           /* cache/indexK chosen as LLC, -1: none */
 	uint32_t *node_of;            /* node index, NO_NODE until assigned */
 	uint32_t *group;              /* by CPU index: scratch for number_groups() */
+	uint32_t ncpu_ids;            /* entries of the arrays above */
 	char path[PATH_MAX];          /* the file read last: named in errors */
 	char text[TEXT_MAX];          /* its content */
 };
@@ -196,6 +201,67 @@ bad:
 
 /* ---- files --------------------------------------------------------------- */
 
+/* The file system: xs_topology_load()'s source of files. */
+
+static ssize_t fs_read(void *ctx, const char *path, const char *rel, char *buf, size_t cap)
+{
+	size_t used = 0;
+	ssize_t ret;
+	int fd;
+
+	(void)ctx;
+	(void)rel;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (used < cap) {
+		ret = read(fd, buf + used, cap - used);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+		if (ret == 0)
+			break;
+		used += (size_t)ret;
+	}
+	close(fd);
+	return (ssize_t)used;
+}
+
+static int fs_exists(void *ctx, const char *path, const char *rel)
+{
+	struct stat st;
+
+	(void)ctx;
+	(void)rel;
+	return stat(path, &st) == 0;
+}
+
+static const struct xs_topology_files fs_files = { .read = fs_read, .exists = fs_exists };
+
+/*
+ * Put <root>/<rel> in ld->path; returns the offset of <rel> in it, or
+ * -ENAMETOOLONG.
+ */
+static int format_path(struct loader *ld, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static int format_path(struct loader *ld, const char *fmt, va_list ap)
+{
+	int n, rel;
+
+	rel = snprintf(ld->path, sizeof(ld->path), "%s/", ld->root);
+	if (rel < 0 || (size_t)rel >= sizeof(ld->path))
+		return -ENAMETOOLONG;
+	n = vsnprintf(ld->path + rel, sizeof(ld->path) - (size_t)rel, fmt, ap);
+	if (n < 0 || (size_t)(rel + n) >= sizeof(ld->path))
+		return -ENAMETOOLONG;
+	return rel;
+}
+
 /*
  * Read <root>/<rel> into ld->text (NUL-terminated) and leave its name in
  * ld->path. A missing file is -ENOENT, reported unless @optional.
@@ -205,44 +271,28 @@ static int read_rel(struct loader *ld, int optional, const char *fmt, ...)
 
 static int read_rel(struct loader *ld, int optional, const char *fmt, ...)
 {
-	size_t used = 0;
+	ssize_t got;
 	va_list ap;
-	int n, fd, ret = 0;
+	int rel, ret = 0;
 
-	n = snprintf(ld->path, sizeof(ld->path), "%s/", ld->root);
 	va_start(ap, fmt);
-	n += vsnprintf(ld->path + n, sizeof(ld->path) - (size_t)n, fmt, ap);
+	rel = format_path(ld, fmt, ap);
 	va_end(ap);
-	if ((size_t)n >= sizeof(ld->path)) {
+	if (rel < 0) {
 		topo_err(ld->path, "path longer than %d bytes", PATH_MAX - 1);
 		return -ENAMETOOLONG;
 	}
-	fd = open(ld->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
+	/* a file that fills the buffer may be longer: refused as too long */
+	got = ld->files->read(ld->files->ctx, ld->path, ld->path + rel, ld->text,
+			      sizeof(ld->text) - 1);
+	if (got < 0) {
+		ret = (int)got;
+		got = 0;
+	} else if ((size_t)got == sizeof(ld->text) - 1) {
+		topo_err(ld->path, "longer than %zu bytes", sizeof(ld->text) - 1);
+		ret = -EFBIG;
 	}
-	for (;;) {
-		ssize_t r = read(fd, ld->text + used, sizeof(ld->text) - 1 - used);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		used += (size_t)r;
-		if (used == sizeof(ld->text) - 1) {
-			topo_err(ld->path, "longer than %zu bytes", sizeof(ld->text) - 1);
-			ret = -EFBIG;
-			break;
-		}
-	}
-	close(fd);
-	ld->text[used] = '\0';
-out:
+	ld->text[got] = '\0';
 	if (ret && ret != -EFBIG && !(optional && ret == -ENOENT))
 		topo_err(ld->path, "%s", strerror(-ret));
 	return ret;
@@ -253,15 +303,13 @@ static int exists_rel(struct loader *ld, const char *fmt, ...)
 
 static int exists_rel(struct loader *ld, const char *fmt, ...)
 {
-	struct stat st;
 	va_list ap;
-	int n;
+	int rel;
 
-	n = snprintf(ld->path, sizeof(ld->path), "%s/", ld->root);
 	va_start(ap, fmt);
-	vsnprintf(ld->path + n, sizeof(ld->path) - (size_t)n, fmt, ap);
+	rel = format_path(ld, fmt, ap);
 	va_end(ap);
-	return stat(ld->path, &st) == 0;
+	return rel >= 0 && ld->files->exists(ld->files->ctx, ld->path, ld->path + rel);
 }
 
 /* ld->text holds one unsigned decimal below @limit, then optionally '\n'. */
@@ -731,7 +779,37 @@ static uint32_t count_packages(const struct xs_topology *topo)
 	return n;
 }
 
+/*
+ * The per-CPU arrays are indexed by CPU number, and only by usable ones:
+ * every sharing set is masked by ld->usable before its members are looked
+ * up. So they need entries up to the highest usable CPU, not XS_MAX_CPUS
+ * (256 KiB of masks, allocated and zeroed for every load).
+ */
+static int alloc_per_cpu(struct loader *ld)
+{
+	uint32_t cpu, n = 0;
+
+	mask_for_each(cpu, &ld->usable)
+		n = cpu + 1;
+	ld->ncpu_ids = n;
+	ld->smt = calloc(n, sizeof(*ld->smt));
+	ld->llc = calloc(n, sizeof(*ld->llc));
+	ld->llc_index = calloc(n, sizeof(*ld->llc_index));
+	ld->node_of = malloc(n * sizeof(*ld->node_of));
+	ld->group = calloc(n, sizeof(*ld->group));
+	if (!ld->smt || !ld->llc || !ld->llc_index || !ld->node_of || !ld->group)
+		return -ENOMEM;
+	memset(ld->node_of, 0xff, n * sizeof(*ld->node_of)); /* NO_NODE */
+	return 0;
+}
+
 struct xs_topology *xs_topology_load(const char *sysfs_root)
+{
+	return xs_topology_load_from(sysfs_root, &fs_files);
+}
+
+struct xs_topology *xs_topology_load_from(const char *sysfs_root,
+					  const struct xs_topology_files *files)
 {
 	struct loader *ld;
 	struct xs_topology *topo = NULL;
@@ -743,16 +821,11 @@ struct xs_topology *xs_topology_load(const char *sysfs_root)
 	if (!ld)
 		goto out;
 	ld->topo = calloc(1, sizeof(*ld->topo));
-	ld->smt = calloc(XS_MAX_CPUS, sizeof(*ld->smt));
-	ld->llc = calloc(XS_MAX_CPUS, sizeof(*ld->llc));
-	ld->llc_index = calloc(XS_MAX_CPUS, sizeof(*ld->llc_index));
-	ld->node_of = malloc(XS_MAX_CPUS * sizeof(*ld->node_of));
-	ld->group = calloc(XS_MAX_CPUS, sizeof(*ld->group));
-	if (!ld->topo || !ld->smt || !ld->llc || !ld->llc_index || !ld->node_of || !ld->group)
+	if (!ld->topo)
 		goto out;
-	memset(ld->node_of, 0xff, XS_MAX_CPUS * sizeof(*ld->node_of)); /* NO_NODE */
 	topo = ld->topo;
 
+	ld->files = files;
 	ld->synthetic = sysfs_root != NULL;
 	ld->root = sysfs_root ? sysfs_root : REAL_ROOT;
 	root_len = strlen(ld->root);
@@ -774,6 +847,8 @@ struct xs_topology *xs_topology_load(const char *sysfs_root)
 	ld->root = topo->source;
 
 	ret = load_usable(ld);
+	if (!ret)
+		ret = alloc_per_cpu(ld);
 	if (ret)
 		goto out;
 	mask_for_each(cpu, &ld->usable) {

@@ -30,6 +30,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define XS_MAX_CPUS 1024  /* CPU (and node) numbers must be below this */
 #define XS_MAX_NODES 64   /* nodes that hold usable CPUs */
@@ -92,6 +93,26 @@ struct xs_topology {
 /* Load the topology; @sysfs_root NULL means the real machine. Returns NULL
  * and sets errno (a message naming the file is printed) on failure. */
 struct xs_topology *xs_topology_load(const char *sysfs_root);
+
+/*
+ * Where the loader's files come from. xs_topology_load() reads the file
+ * system; xs_topology_load_from() parses the same files from any source
+ * (tests/fuzz/topology.c: from memory), with the same code and the same
+ * errors. @path is <root>/<rel>, the name errors give; @rel has no
+ * leading '/'.
+ */
+struct xs_topology_files {
+	/* Up to @cap bytes of the file into @buf: the count, or -errno
+	 * (-ENOENT: no such file, -EISDIR: a directory). @cap bytes means
+	 * the file may be longer. */
+	ssize_t (*read)(void *ctx, const char *path, const char *rel, char *buf, size_t cap);
+	/* Nonzero when the file or directory exists. */
+	int (*exists)(void *ctx, const char *path, const char *rel);
+	void *ctx;
+};
+
+struct xs_topology *xs_topology_load_from(const char *sysfs_root,
+					  const struct xs_topology_files *files);
 void xs_topology_free(struct xs_topology *topo);
 
 /* Index into topo->cpus of logical CPU @cpu, or -1. */

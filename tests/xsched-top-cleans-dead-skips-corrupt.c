@@ -80,7 +80,8 @@ TEST(corrupt_pages_skipped_with_a_note)
 {
 	static char out[1 << 16];
 	char dir[] = "/tmp/xsched-top-corrupt-XXXXXX", name[64], shm[4200], valid[4200];
-	unsigned char page[4096];
+	/* aligned as the header it holds (64 bytes): UBSan checks the casts */
+	_Alignas(struct xs_stats_header) unsigned char page[4096];
 	struct xs_stats_header *h = (struct xs_stats_header *)page;
 	struct xs_runtime *rt;
 	int me = getpid();

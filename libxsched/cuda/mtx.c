@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "xsched/cuda.h"
+#include "mtx.h"
 
 /*
  * What a file can make the reader allocate is bounded by its size: the
@@ -33,6 +34,7 @@ enum mtx_field { MTX_REAL, MTX_INTEGER, MTX_PATTERN };
 struct mtx_reader {
 	const char *path;
 	FILE *f;
+	long long size;   /* of the file in bytes, -1: not known (a pipe) */
 	char *line;
 	size_t cap;
 	long lineno;
@@ -139,18 +141,39 @@ static int parse_banner(struct mtx_reader *r, enum mtx_field *field,
  */
 static long long mtx_room(struct mtx_reader *r)
 {
-	struct stat st;
 	long pos = ftell(r->f);
 
-	if (pos < 0 || fstat(fileno(r->f), &st) || !S_ISREG(st.st_mode))
+	if (pos < 0 || r->size < 0)
 		return LLONG_MAX;
-	return st.st_size > pos ? (long long)st.st_size - pos : 0;
+	return r->size > pos ? r->size - pos : 0;
 }
 
 int xs_mtx_read(const char *path, struct xs_csr *out, char *err,
 		size_t errlen)
 {
-	struct mtx_reader r = { .path = path, .err = err, .errlen = errlen };
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	f = fopen(path, "r");
+	if (!f) {
+		ret = -errno;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = xs_mtx_read_stream(f, path, fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ?
+				 -1 : (long long)st.st_size, out, err, errlen);
+	fclose(f);
+	return ret;
+}
+
+int xs_mtx_read_stream(FILE *f, const char *path, long long size,
+		       struct xs_csr *out, char *err, size_t errlen)
+{
+	struct mtx_reader r = { .path = path, .f = f, .size = size, .err = err,
+				.errlen = errlen };
 	int32_t *ri = NULL, *ci = NULL;
 	float *v = NULL;
 	long long rows, cols, nnz, i, n = 0, cap, room;
@@ -161,13 +184,6 @@ int xs_mtx_read(const char *path, struct xs_csr *out, char *err,
 	memset(out, 0, sizeof(*out));
 	if (err && errlen)
 		err[0] = '\0';
-	r.f = fopen(path, "r");
-	if (!r.f) {
-		ret = -errno;
-		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
 	ret = parse_banner(&r, &field, &symmetric);
 	if (ret)
 		goto out;
@@ -296,6 +312,5 @@ out:
 	free(ci);
 	free(v);
 	free(r.line);
-	fclose(r.f);
 	return ret;
 }

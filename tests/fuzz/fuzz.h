@@ -39,6 +39,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 		}                                                                  \
 	} while (0)
 
+/*
+ * The harness's own bookkeeping (lookups in its tables), which libFuzzer
+ * should neither count as coverage nor trace comparisons in: clang's
+ * SanitizerCoverage skips such a function. gcc builds only replay.
+ */
+#ifdef __clang__
+#define FUZZ_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define FUZZ_NO_COVERAGE
+#endif
+
 /* The top of the source tree (XS_SRCDIR under make check, else "."). */
 static inline const char *fuzz_srcdir(void)
 {
