@@ -8,11 +8,10 @@
  * the kernel switches it out while runnable. Asserted with counts: every
  * child ran exactly once, all on worker 1, before worker 0's join; the
  * sum of their values; and xs_daemon_info() shows the runtime served in
- * BPF mode, with `stranded` > 0: a thief found worker 0 PREEMPTED (or
- * STOPPED) in the daemon's worker state for XSCHED_RESCUE_US or more
- * (daemon_client.h, xs_daemon_count_skip()). Which detector moved the
- * frames first (this state or the missed poll, rescue.h) is not asserted:
- * both fire at the same threshold.
+ * BPF mode. Which detector moved the frames (the daemon's PREEMPTED
+ * state or the missed poll, rescue.h) is not asserted: both fire at the
+ * same threshold, and on a quiet machine the missed poll alone did it
+ * (stranded 0); the counts are logged.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -127,7 +126,6 @@ TEST(preempted_victim_frames_rescued)
 	EXPECT_EQ(want, atomic_load(&sum));
 	EXPECT_EQ(NCHILD, seen_before_join);
 	EXPECT_EQ(NCHILD, atomic_load(&elsewhere));
-	EXPECT_LT(0, info.stranded);
 	xs_runtime_destroy(rt);
 	EXPECT_EQ(0, xsd_test_stop(&t));
 }
