@@ -680,10 +680,10 @@ static bool xs_wait_has_work(void *p)
 
 /*
  * Run queued tasks until @done(@arg) holds. With nothing to run, spin for
- * XSCHED_SPIN_US (reading the clock every 64 pauses), then park: the task
- * we wait for may belong to a thread that is not running (more workers
- * than CPUs, or a busy machine), and parking is what gives it our CPU;
- * whoever makes @done true or pushes to us notifies our parker (park.h).
+ * XSCHED_SPIN_US, yielding the CPU every 64 pauses (the task we wait for may
+ * belong to a thread that is not running: more workers than CPUs, or a
+ * busy machine), then park; whoever makes @done true or pushes to us
+ * notifies our parker (park.h).
  */
 void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 {
@@ -733,14 +733,12 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			stall_t0 = xs_prof_begin(w->log);
 			spins = 0;
 		}
-		/* Spin without sched_yield(): on a busy machine a yield hands
-		 * the CPU to another process for its whole slice, so a waiter
-		 * that yields is off its CPU when its partner arrives and
-		 * comes back a slice later - each barrier of a barrier-bound
-		 * program then costs a slice (xsched-bench --corun loops).
-		 * Parked, it is woken by the notifier and placed promptly. */
-		if (++spins % 64 || xs_now_ns() - idle_since < w->rt->spin_ns) {
+		if (++spins % 64) {
 			xs_cpu_relax();
+			continue;
+		}
+		if (xs_now_ns() - idle_since < w->rt->spin_ns) {
+			sched_yield();
 			continue;
 		}
 		xs_woken_settled(w);
