@@ -20,13 +20,14 @@
 #include <time.h>
 #include "xsched.h"
 #include "xs_test.h"
+#include "rescue-blocker.h"
 
 #define NCHILD 32
 #define WAIT_MS 10000
 
 static _Atomic int ran[NCHILD], elsewhere, finished;
 static _Atomic uint64_t sum;
-static _Atomic int hog_stop, blocker_started, spawned;
+static _Atomic int hog_stop;
 static int mode, seen_before_join;
 
 enum { SLEEP, SPIN };
@@ -42,30 +43,14 @@ static void child(void *arg)
 	atomic_fetch_add(&finished, 1);
 }
 
-static long elapsed_ms(const struct timespec *a)
-{
-	struct timespec b;
-
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (b.tv_sec - a->tv_sec) * 1000 + (b.tv_nsec - a->tv_nsec) / 1000000;
-}
-
 /* Keeps the other worker busy while the victim spawns, so that nobody
  * asks the victim to publish: its children stay private. */
-static void blocker(void *arg)
-{
-	(void)arg;
-	atomic_store(&blocker_started, 1);
-	while (!atomic_load(&spawned))
-		;
-}
-
 static void victim(void *arg)
 {
 	struct timespec t0;
 
 	(void)arg;
-	xs_spawn(blocker, &mode, sizeof mode);
+	xs_spawn(rescue_blocker, &mode, sizeof mode);
 	xs_task_publish();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!atomic_load(&blocker_started) && elapsed_ms(&t0) < WAIT_MS)

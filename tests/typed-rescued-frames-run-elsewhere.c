@@ -15,12 +15,12 @@
 #include <time.h>
 #include "xsched.h"
 #include "xs_test.h"
+#include "rescue-blocker.h"
 
 #define NCHILD 32
 #define WAIT_MS 10000
 
 static _Atomic int ran[NCHILD], elsewhere, finished;
-static _Atomic int blocker_started, spawned;
 static int seen_before_join;
 static uint64_t joined;
 
@@ -33,31 +33,15 @@ XS_TASK_1(uint64_t, tchild, int, i)
 	return (uint64_t)(i + 1) * 1000003u;
 }
 
-static long elapsed_ms(const struct timespec *a)
-{
-	struct timespec b;
-
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (b.tv_sec - a->tv_sec) * 1000 + (b.tv_nsec - a->tv_nsec) / 1000000;
-}
-
 /* Keeps the other worker busy while the victim spawns, so that nobody
  * asks the victim to publish: its typed children stay private. */
-static void blocker(void *arg)
-{
-	(void)arg;
-	atomic_store(&blocker_started, 1);
-	while (!atomic_load(&spawned))
-		;
-}
-
 static void victim(void *arg)
 {
 	struct timespec t0;
 	int none = 0;
 
 	(void)arg;
-	xs_spawn(blocker, &none, sizeof none);
+	xs_spawn(rescue_blocker, &none, sizeof none);
 	xs_task_publish();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!atomic_load(&blocker_started) && elapsed_ms(&t0) < WAIT_MS)

@@ -18,13 +18,14 @@
 #include <stdatomic.h>
 
 #include "xschedd-client-test.h"
+#include "rescue-blocker.h"
 
 #define NCHILD 32
 #define WAIT_MS 10000
 
 static _Atomic int ran[NCHILD], elsewhere, finished;
 static _Atomic uint64_t sum;
-static _Atomic int hog_stop, blocker_started, spawned;
+static _Atomic int hog_stop;
 static int seen_before_join;
 
 static void child(void *arg)
@@ -38,20 +39,12 @@ static void child(void *arg)
 	atomic_fetch_add(&finished, 1);
 }
 
-static void blocker(void *arg)
-{
-	(void)arg;
-	atomic_store(&blocker_started, 1);
-	while (!atomic_load(&spawned))
-		;
-}
-
 static void victim(void *arg)
 {
 	uint64_t end = xsd_test_now_ns() + WAIT_MS * 1000000ull;
 
 	(void)arg;
-	xs_spawn(blocker, &seen_before_join, sizeof seen_before_join);
+	xs_spawn(rescue_blocker, &seen_before_join, sizeof seen_before_join);
 	xs_task_publish();
 	while (!atomic_load(&blocker_started) && xsd_test_now_ns() < end)
 		;
