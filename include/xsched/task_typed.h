@@ -151,6 +151,19 @@ static inline int xs_typed_pop(struct xs_deque *d)
 #define XS_TYPED_CHECK_(d, thief, name) ((void)0)
 #endif
 
+/* NAME_spawn(): fill the next frame's block through STORE, push it. */
+#define XS_TYPED_SPAWN_(NAME, PARAMS, STORE)						\
+	static inline __attribute__((unused)) void NAME##_spawn PARAMS			\
+	{										\
+		struct xs_deque *xs_d = xs_deque_self();				\
+		struct xs_frame *xs_f = xs_typed_frame(xs_d);				\
+		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)(void *)xs_f->arg; \
+		(void)xs_b;								\
+		xs_f->fn = NAME##_xs_thief;						\
+		STORE									\
+		xs_typed_push(xs_d);							\
+	}
+
 /*
  * The generator. PARAMS: the parenthesised parameter list; FIELDS: the
  * argument struct's members; STORE: statements that store the
@@ -173,16 +186,7 @@ static inline int xs_typed_pop(struct xs_deque *d)
 		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)xs_p;		\
 		xs_b->r = NAME ARGS;							\
 	}										\
-	static inline __attribute__((unused)) void NAME##_spawn PARAMS			\
-	{										\
-		struct xs_deque *xs_d = xs_deque_self();				\
-		struct xs_frame *xs_f = xs_typed_frame(xs_d);				\
-		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)(void *)xs_f->arg; \
-		(void)xs_b;								\
-		xs_f->fn = NAME##_xs_thief;						\
-		STORE									\
-		xs_typed_push(xs_d);							\
-	}										\
+	XS_TYPED_SPAWN_(NAME, PARAMS, STORE)						\
 	static inline __attribute__((unused)) RTYPE NAME##_join(void)			\
 	{										\
 		struct xs_deque *xs_d = xs_deque_self();				\
@@ -210,16 +214,7 @@ static inline int xs_typed_pop(struct xs_deque *d)
 		(void)xs_b;								\
 		NAME ARGS;								\
 	}										\
-	static inline __attribute__((unused)) void NAME##_spawn PARAMS			\
-	{										\
-		struct xs_deque *xs_d = xs_deque_self();				\
-		struct xs_frame *xs_f = xs_typed_frame(xs_d);				\
-		union NAME##_xs_block *xs_b = (union NAME##_xs_block *)(void *)xs_f->arg; \
-		(void)xs_b;								\
-		xs_f->fn = NAME##_xs_thief;						\
-		STORE									\
-		xs_typed_push(xs_d);							\
-	}										\
+	XS_TYPED_SPAWN_(NAME, PARAMS, STORE)						\
 	static inline __attribute__((unused)) void NAME##_join(void)			\
 	{										\
 		struct xs_deque *xs_d = xs_deque_self();				\
