@@ -20,31 +20,16 @@
 #include <time.h>
 #include "xsched.h"
 #include "xs_test.h"
-#include "rescue-blocker.h"
 
 #define NCHILD 32
+#include "rescue-blocker.h"
 #define WAIT_MS 10000
 
-static _Atomic int ran[NCHILD], elsewhere, finished;
-static _Atomic uint64_t sum;
 static _Atomic int hog_stop;
 static int mode, seen_before_join;
 
 enum { SLEEP, SPIN };
 
-static void child(void *arg)
-{
-	int i = *(const int *)arg;
-
-	atomic_fetch_add(&ran[i], 1);
-	if (xs_worker_id() != 0)
-		atomic_fetch_add(&elsewhere, 1);
-	atomic_fetch_add(&sum, (uint64_t)(i + 1) * 1000003u);
-	atomic_fetch_add(&finished, 1);
-}
-
-/* Keeps the other worker busy while the victim spawns, so that nobody
- * asks the victim to publish: its children stay private. */
 static void victim(void *arg)
 {
 	struct timespec t0;
@@ -56,7 +41,7 @@ static void victim(void *arg)
 	while (!atomic_load(&blocker_started) && elapsed_ms(&t0) < WAIT_MS)
 		;
 	for (int i = 0; i < NCHILD; i++)
-		xs_spawn(child, &i, sizeof i);
+		xs_spawn(rescue_child, &i, sizeof i);
 	atomic_store(&spawned, 1);
 	/* Stranded: no spawn, no join, so no splitreq is served. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);

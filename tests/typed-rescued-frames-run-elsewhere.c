@@ -15,12 +15,11 @@
 #include <time.h>
 #include "xsched.h"
 #include "xs_test.h"
-#include "rescue-blocker.h"
 
 #define NCHILD 32
+#include "rescue-blocker.h"
 #define WAIT_MS 10000
 
-static _Atomic int ran[NCHILD], elsewhere, finished;
 static int seen_before_join;
 static uint64_t joined;
 
@@ -33,8 +32,6 @@ XS_TASK_1(uint64_t, tchild, int, i)
 	return (uint64_t)(i + 1) * 1000003u;
 }
 
-/* Keeps the other worker busy while the victim spawns, so that nobody
- * asks the victim to publish: its typed children stay private. */
 static void victim(void *arg)
 {
 	struct timespec t0;

@@ -18,26 +18,13 @@
 #include <stdatomic.h>
 
 #include "xschedd-client-test.h"
-#include "rescue-blocker.h"
 
 #define NCHILD 32
+#include "rescue-blocker.h"
 #define WAIT_MS 10000
 
-static _Atomic int ran[NCHILD], elsewhere, finished;
-static _Atomic uint64_t sum;
 static _Atomic int hog_stop;
 static int seen_before_join;
-
-static void child(void *arg)
-{
-	int i = *(const int *)arg;
-
-	atomic_fetch_add(&ran[i], 1);
-	if (xs_worker_id() != 0)
-		atomic_fetch_add(&elsewhere, 1);
-	atomic_fetch_add(&sum, (uint64_t)(i + 1) * 1000003u);
-	atomic_fetch_add(&finished, 1);
-}
 
 static void victim(void *arg)
 {
@@ -49,7 +36,7 @@ static void victim(void *arg)
 	while (!atomic_load(&blocker_started) && xsd_test_now_ns() < end)
 		;
 	for (int i = 0; i < NCHILD; i++)
-		xs_spawn(child, &i, sizeof i);
+		xs_spawn(rescue_child, &i, sizeof i);
 	atomic_store(&spawned, 1);
 	/* Preempted: no spawn, no join, so no splitreq is served. */
 	while (atomic_load(&finished) < NCHILD && xsd_test_now_ns() < end)
