@@ -184,38 +184,45 @@ static void xs_deque_wake_one(struct xs_worker *w)
 	}
 }
 
-/* Move the split up to @ns (split < ns <= top) or, with @ns == 0, over
- * half of the private frames. */
-static void xs_deque_publish_to(struct xs_worker *w, uint32_t ns)
+/*
+ * Move the split up over the private frames below @end: all of them
+ * (@all), else the older half, rounded up. The new split is computed
+ * after the rescue check, from the split a rescuer may have left, and
+ * the CAS expects that split: a publish never lowers the split, which
+ * thieves may have taken frames under (head <= split, deque.h).
+ */
+static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
 {
 	struct xs_deque *d = &w->dq;
-	uint32_t s, t = d->top;
+	uint32_t s, ns;
 	uint64_t old;
 
 	xs_deque_rescue_check(w); /* a rescuer's split first (rescue) */
 	s = d->split;
-	/* Nothing private: keep the request for the next spawn. */
-	if (t <= s)
+	/* Nothing private below @end: keep the request for the next spawn. */
+	if (end <= s)
 		return;
 	/* Relaxed: cleared before the split moves, so a thief that asks
 	 * again after seeing the new split gets another publication. An RMW
 	 * (rescue): the word's other bits are the rescuers'. */
 	__atomic_fetch_and(&d->splitreq, ~XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
-	if (!ns)
-		ns = s + (t - s + 1) / 2;
-	old = xs_load_relaxed(&w->dqs.ts);
-	/* Release publishes the frames [s, ns) (plain stores) to the
-	 * thief's acquire CAS in xs_deque_steal_from(). Thieves move head
-	 * concurrently: retry with the head they left. (rescue) A split we
-	 * did not set is a rescuer's: acquire (on failure) pairs with its
-	 * release CAS, so the check sees its claim; take its split. */
-	while (!atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), ns),
-						      memory_order_release, memory_order_acquire)) {
+	ns = all ? end : s + (end - s + 1) / 2;
+	/* Acquire, here and on failure: a split we did not set is a
+	 * rescuer's, and reading its release CAS (R5, deque_rescue.c; the
+	 * thieves' CASes continue its release sequence) makes its RESCUE bit
+	 * (R1) visible to the check, which takes its split. It published at
+	 * least up to our top, so nothing is left to do. Release (success)
+	 * publishes the frames [s, ns) (plain stores) to the thief's acquire
+	 * CAS in xs_deque_steal_from(). Thieves move head concurrently:
+	 * retry with the head they left. */
+	old = xs_load_acquire(&w->dqs.ts);
+	do {
 		if (xs_ts_split(old) != s) { /* (rescue) */
 			xs_deque_rescue_check(w);
 			return;
 		}
-	}
+	} while (!atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), ns),
+							memory_order_release, memory_order_acquire));
 	d->split = ns;
 	xs_deque_check(w);
 	xs_counter_inc(&w->fctr.publishes);
@@ -224,7 +231,7 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t ns)
 
 void xs_deque_publish(struct xs_worker *w)
 {
-	xs_deque_publish_to(w, 0);
+	xs_deque_publish_to(w, w->dq.top, false);
 }
 
 void xs_task_publish(void)
@@ -345,7 +352,7 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		if (r & XS_SPLITREQ_RESCUE)
 			xs_deque_rescue_check(w);
 		if ((r & XS_SPLITREQ_REQ) && d->split < hi)
-			xs_deque_publish_to(w, hi);
+			xs_deque_publish_to(w, hi, true);
 		if (i < d->split) {
 			if (!xs_deque_take_own(w, i, &ran) || ran)
 				continue; /* stolen, or taken and run: popped below */
@@ -410,8 +417,8 @@ int xs_task_join_newest(void)
 	/* A thief asks: the older half of the private frames below this one
 	 * (the one we are about to run stays ours; with none below, the
 	 * request waits for the next spawn). */
-	if ((r & XS_SPLITREQ_REQ) && d->split < i)
-		xs_deque_publish_to(w, d->split + (i - d->split + 1) / 2);
+	if (r & XS_SPLITREQ_REQ)
+		xs_deque_publish_to(w, i, false);
 	for (;;) {
 		if (i >= d->split || xs_deque_reclaim(w, i)) {
 			/* Relaxed, then the rescue check (deque_rescue.c). */
