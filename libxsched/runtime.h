@@ -84,6 +84,9 @@ struct xs_worker {
 	 * clears rt->waking early or late, which bounds nothing unsafe. */
 	_Atomic bool woken;
 	uint32_t steal_next;            /* deque.c: where frame steals start */
+	/* worker.c, xs_worker_yield(): parks left whose waits do not yield,
+	 * since a recent yield lost a whole slice. Owner-private. */
+	uint32_t yield_costly;
 	/* Set by a publisher that wakes this worker (deque.c), taken by it
 	 * when it runs again: the idle-with-work clock. */
 	_Atomic uint64_t wake_ns;
