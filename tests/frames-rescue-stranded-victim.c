@@ -148,6 +148,7 @@ TEST_F_TIMEOUT(rescue, hogged_victim_frames_run_elsewhere, 60)
 	ASSERT_EQ(0, pthread_attr_init(&a));
 	ASSERT_EQ(0, pthread_attr_setaffinity_np(&a, sizeof one, &one));
 	ASSERT_EQ(0, pthread_create(&h, &a, hog, NULL));
+	pthread_attr_destroy(&a); /* its CPU set is malloc'ed (LSan) */
 	ASSERT_EQ(0, pthread_setaffinity_np(pthread_self(), sizeof one, &one));
 	ASSERT_EQ(0, sched_setscheduler(0, SCHED_IDLE, &none));
 	mode = SPIN;

@@ -84,6 +84,7 @@ TEST(preempted_victim_frames_rescued)
 	ASSERT_EQ(0, pthread_attr_init(&a));
 	ASSERT_EQ(0, pthread_attr_setaffinity_np(&a, sizeof one, &one));
 	ASSERT_EQ(0, pthread_create(&h, &a, hog, NULL));
+	pthread_attr_destroy(&a); /* its CPU set is malloc'ed (LSan) */
 	ASSERT_EQ(0, pthread_setaffinity_np(pthread_self(), sizeof one, &one));
 	ASSERT_EQ(0, sched_setscheduler(0, SCHED_IDLE, &none));
 	EXPECT_EQ(0, xs_runtime_run(rt, victim, NULL));
