@@ -64,6 +64,8 @@ static void usage(FILE *f)
 "  --threads LIST    thread counts, e.g. 1,2,4 or 1-8 (default: 1 to the CPUs we may use)\n"
 "  --repeat R        runs per cell, min and median reported (default 5, 1..1000)\n"
 "  --budget S        stop a cell's runs once they took S seconds (default 10)\n"
+"  --rounds K        OpenMP cells: K child processes of up to R runs each, the\n"
+"                    OpenMP runtimes taking turns (default 1, 1..100)\n"
 "  --timeout S       kill an OpenMP run after S seconds: cell \"timeout\" (default 60)\n"
 "  --n N             size of every selected program, or NAME=N[,NAME=N...]\n"
 "  --quick           small sizes, for a smoke run\n"
@@ -310,6 +312,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "threads", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "budget", required_argument, NULL, 'b' },
+		{ "rounds", required_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "n", required_argument, NULL, 'n' },
 		{ "quick", no_argument, NULL, 'q' },
@@ -341,6 +344,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 	o->runtimes = (1u << nruntimes) - 1;
 	o->repeat = 5;
 	o->budget = 10;
+	o->rounds = 1;
 	o->timeout = 60;
 	o->iters = 100000;
 	o->omp_path = default_omp_path();
@@ -371,6 +375,10 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			if (bench_parse_long(PROG, "--budget", optarg, 0, 86400, &v))
 				return 2;
 			o->budget = (double)v;
+			break;
+		case 'k':
+			if (bench_parse_long(PROG, "--rounds", optarg, 1, 100, &o->rounds))
+				return 2;
 			break;
 		case 'T':
 			if (bench_parse_long(PROG, "--timeout", optarg, 1, 86400, &v))
@@ -486,6 +494,13 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 	return 0;
 }
 
+/* libgomp, libomp, xgomp: measured in xsched-bench-omp children. */
+static bool rt_is_omp(const struct runtime *rt)
+{
+	return rt->measure == measure_libgomp || rt->measure == measure_libomp ||
+	       rt->measure == measure_xgomp;
+}
+
 /*
  * Progress on stderr, one line per cell as it starts, so that a long cell
  * does not look like a hang. With stdout and stderr both on a terminal the
@@ -497,8 +512,10 @@ static void progress_setup(const struct options *o)
 {
 	int rts = 0;
 
+	/* an OpenMP cell is started once per round (--rounds) */
 	for (int r = 1; r < nruntimes; r++)
-		rts += !!(o->runtimes & (1u << r));
+		if (o->runtimes & (1u << r))
+			rts += rt_is_omp(&runtimes[r]) ? (int)o->rounds : 1;
 	progress.total = o->nonly * (1 + rts * o->nthreads);
 	if (progress.mode != PROGRESS_OFF)
 		return;
@@ -569,6 +586,46 @@ static const struct cell *find_t1(const struct cell *cells, int ncells,
 	return NULL;
 }
 
+/*
+ * --rounds K: the cells of every OpenMP runtime and thread count at once,
+ * each a child process per round, the runtimes taking turns (libgomp 1T,
+ * 2T, libomp 1T, 2T, xgomp 1T, 2T, libgomp 1T, ...), so that a slow spell
+ * of the machine, or the luck of one process (where the allocator and the
+ * loader put things), falls on each runtime alike rather than on whichever
+ * ran then - as xsched's strategies take turns run by run (xsched.c).
+ * The cells are reported in the usual order. Returns the errors.
+ */
+static int run_omp_rounds(const struct options *o, struct program_run *x,
+			  struct cell *cells, int *ncells, const struct cell *serial)
+{
+	struct cell *first = &cells[*ncells];
+	int n = 0, errors = 0;
+
+	for (int r = 1; r < nruntimes; r++) {
+		if (!(o->runtimes & (1u << r)) || !rt_is_omp(&runtimes[r]))
+			continue;
+		for (int t = 0; t < o->nthreads; t++, n++)
+			cell_init(&first[n], &runtimes[r], x, o->threads[t],
+				  o->repeat * o->rounds);
+	}
+	*ncells += n;
+	for (long k = 0; k < o->rounds; k++) {
+		for (int i = 0; i < n; i++) {
+			if (first[i].status != CELL_OK)
+				continue;	/* failed or skipped: once is enough */
+			progress_begin(x, first[i].rt, first[i].threads);
+			first[i].rt->measure(&first[i], x, o);
+			progress_end();
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		cell_finish(&first[i]);
+		report_cell(o, &first[i], serial, find_t1(cells, *ncells, &first[i]));
+		errors += first[i].status == CELL_ERROR;
+	}
+	return errors;
+}
+
 /* Serial first (the reference), then every runtime at every count. */
 static int run_program(const struct options *o, const struct bench *b, long n,
 		       struct cell *cells, int *ncells)
@@ -578,6 +635,7 @@ static int run_program(const struct options *o, const struct bench *b, long n,
 	struct cell *serial, *mine = &cells[*ncells];
 	char why[256];
 	int errors = 0, group;
+	bool omp_done = false;
 
 	x.st = pb->setup(n);
 	if (!x.st) {
@@ -601,6 +659,12 @@ static int run_program(const struct options *o, const struct bench *b, long n,
 	for (int r = 1; r < nruntimes; r++) {
 		if (!(o->runtimes & (1u << r)))
 			continue;
+		if (o->rounds > 1 && rt_is_omp(&runtimes[r])) {
+			if (!omp_done)
+				errors += run_omp_rounds(o, &x, cells, ncells, serial);
+			omp_done = true;
+			continue;
+		}
 		for (int t = 0; t < o->nthreads; t++) {
 			struct cell *c = run_cells(o, &x, cells, ncells,
 						   &runtimes[r], o->threads[t],

@@ -32,6 +32,10 @@ struct options {
 	int nthreads;
 	unsigned runtimes;		/* bit i: runtimes[i] is measured */
 	long repeat;			/* runs per cell, at most */
+	/* --rounds: child processes per OpenMP cell, the OpenMP runtimes
+	 * taking turns (libgomp, libomp, xgomp, libgomp, ...); each makes
+	 * up to repeat runs within budget */
+	long rounds;
 	double budget;			/* seconds per cell after which to stop */
 	double timeout;			/* seconds an OpenMP run may take */
 	bool json;
@@ -77,6 +81,8 @@ struct cell {
 	enum cell_status status;
 	int reps;
 	double *times;		/* reps of them, sorted once finished */
+	int cap;		/* room in times */
+	int child_base;		/* runs recorded before the current child */
 	double min_s, median_s;
 	uint64_t tasks;
 	/* Programs with nodes(): nodes explored, summed over the runs; an

@@ -518,6 +518,7 @@ static void measure_omp(struct cell *c, struct program_run *x,
 	snprintf(threads, sizeof(threads), "%d", c->threads);
 	snprintf(repeat, sizeof(repeat), "%ld", o->repeat);
 	snprintf(budget, sizeof(budget), "%.0f", o->budget);
+	c->child_base = c->reps;	/* a fresh child: its own repeat, budget */
 	omp_call_run(&call);
 	snprintf(c->lib, sizeof(c->lib), "%s", call.lib);
 	if (call.status != CELL_OK)

@@ -23,6 +23,7 @@ void cell_init(struct cell *c, const struct runtime *rt,
 	c->threads = threads;
 	c->tasks = rt->parallel ? x->tasks : 0;
 	c->want = (struct dlb_choice){ -1, -1, -1, -1 };
+	c->cap = (int)repeat;
 	c->times = calloc((size_t)repeat, sizeof(double));
 	if (!c->times)
 		cell_fail(c, CELL_ERROR, "out of memory");
@@ -64,7 +65,7 @@ void cell_record(struct cell *c, struct program_run *x,
 			  (unsigned long long)x->ref);
 		return;
 	}
-	if (c->reps >= o->repeat) {
+	if (c->reps >= c->cap || c->reps - c->child_base >= o->repeat) {
 		cell_fail(c, CELL_ERROR, "more runs than the %ld asked for",
 			  o->repeat);
 		return;
@@ -73,9 +74,10 @@ void cell_record(struct cell *c, struct program_run *x,
 	if (x->b->problem->nodes)
 		c->nodes += c->child_nodes ? c->run_nodes :
 			x->b->problem->nodes(x->st);
-	for (int i = 0; i < c->reps - 1; i++)
+	/* --repeat and --budget bound each child (--rounds) on its own */
+	for (int i = c->child_base; i < c->reps - 1; i++)
 		spent += c->times[i];
-	*stop = c->reps >= o->repeat || spent >= o->budget;
+	*stop = c->reps - c->child_base >= o->repeat || spent >= o->budget;
 }
 
 static int cmp_double(const void *a, const void *b)
