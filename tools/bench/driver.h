@@ -207,6 +207,9 @@ int micro_run(const struct options *o);
 
 /* report.c */
 void report_start(const struct options *o, int ncpus);
+/* core_latency.c: ns per round trip of a cache line between the first two
+ * CPUs of our mask (set in *a, *b), or < 0 with fewer than two. */
+double core_round_trip_ns(int *cpu_a, int *cpu_b);
 void report_program(const struct options *o, const struct program_run *x);
 void report_cell(const struct options *o, const struct cell *c,
 		 const struct cell *serial, const struct cell *t1);

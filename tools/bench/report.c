@@ -68,6 +68,9 @@ const char *cell_name(const struct cell *c, char *buf, size_t len)
 
 void report_start(const struct options *o, int ncpus)
 {
+	double rt_ns;
+	int a, b;
+
 	if (o->json)
 		return;
 	printf("xsched-bench: %d CPUs; threads", ncpus);
@@ -75,6 +78,10 @@ void report_start(const struct options *o, int ncpus)
 		printf("%s%d", i ? "," : " ", o->threads[i]);
 	printf("; up to %ld runs or %.0f s per cell; ratios of min times\n",
 	       o->repeat, o->budget);
+	rt_ns = core_round_trip_ns(&a, &b);
+	if (rt_ns >= 0)
+		printf("  a cache line's round trip between CPUs %d and %d: %.0f ns "
+		       "(fine-grained programs such as health move with it)\n", a, b, rt_ns);
 	fflush(stdout);
 }
 
