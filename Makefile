@@ -247,8 +247,6 @@ $(O)/.flags: FORCE
 $(KSELFTEST_HDR):
 	$(Q)scripts/kselftest-setup.sh $(KSELFTEST_DIR)
 
--include $(all-objs:.o=.d)
-
 # ---------------------------------------------------------------------------
 # The CUDA module: its own object lists (libxsched/cuda/Kbuild) and rules;
 # built whenever nvcc is found, its GPU tests skip without a GPU.
@@ -257,6 +255,11 @@ $(KSELFTEST_HDR):
 -include daemon/daemon.mk
 -include tests/fuzz/fuzz.mk
 -include tests/soak/soak.mk
+
+# Header dependencies (-MMD) of every object, those the .mk files above
+# add included: read before them, the fuzz targets' objects were never
+# rebuilt when a header changed (a stale struct size in build-fuzz).
+-include $(all-objs:.o=.d)
 
 # Promela models of the lock-less protocols, checked exhaustively by spin;
 # each mutation (a -D broken variant) must fail (tests/models/check.sh).
