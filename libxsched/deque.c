@@ -33,6 +33,9 @@
  *    that moves split is a release, read by a thief's acquire CAS on ts
  *    (the one that takes the frame, or an earlier one of the same
  *    release sequence: thieves' CASes are RMWs, so they continue it).
+ *    Its load of ts and the CAS's failure are acquires: a split the owner
+ *    did not set is a rescuer's release (deque_rescue.c, R5), which makes
+ *    the rescuer's claim visible to the check that follows.
  *  - xs_deque_steal_from(): acquire CAS; only after it are fn and arg
  *    read; the release store of done after the task publishes what it
  *    did to the owner's acquire load in xs_frame_done().

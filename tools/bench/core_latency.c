@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <time.h>
 
 #include "driver.h"
 
@@ -54,7 +53,7 @@ double core_round_trip_ns(int *cpu_a, int *cpu_b)
 {
 	static struct pingpong p;
 	cpu_set_t saved;
-	struct timespec t0, t1;
+	double start, secs;
 	pthread_t t;
 	int a = -1, b = -1;
 
@@ -75,17 +74,17 @@ double core_round_trip_ns(int *cpu_a, int *cpu_b)
 		sched_setaffinity(0, sizeof(saved), &saved);
 		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	start = bench_now();
 	for (long i = 0; i < EXCHANGES; i++) {
+		/* Release/acquire, as in answer(). */
 		atomic_store_explicit(&p.word, 2 * i + 1, memory_order_release);
 		while (atomic_load_explicit(&p.word, memory_order_acquire) != 2 * i + 2)
 			;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = bench_now() - start;
 	pthread_join(t, NULL);
 	sched_setaffinity(0, sizeof(saved), &saved);
 	*cpu_a = a;
 	*cpu_b = b;
-	return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
-	       EXCHANGES;
+	return secs * 1e9 / EXCHANGES;
 }
