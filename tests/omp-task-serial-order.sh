@@ -5,7 +5,8 @@
 # = 64, XG_HELD_MAX = 4096), at 2 threads:
 #  - alone: thread 0 creates 4000 tasks while thread 1 stays out of the
 #    runtime (it spins in user code until thread 0 is done creating), so no
-#    thief ever takes one. The creator then never has more than the bound
+#    thief ever takes one - though thread 1 parked before the region and
+#    left a request to publish behind. The creator then never has more than the bound
 #    created and not started, and the tasks it runs while creating start
 #    in the order it created them: at the bound it runs its queued elder
 #    siblings first, as the serial program would. (libgomp runs a new task
@@ -34,6 +35,7 @@ cat >"$tmp/order.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int seq[10000];
 
@@ -45,6 +47,13 @@ int main(int argc, char **argv)
 	int early = 0, out = 0;
 	volatile double sink = 0;
 
+	/* Alone: thread 1 parks before the region, so it leaves its request
+	 * to publish on thread 0's deque (a request is not a thief). */
+	if (!stolen) {
+#pragma omp parallel num_threads(2)
+		sink = sink + 1;
+		usleep(100000);
+	}
 #pragma omp parallel num_threads(2) shared(creating, out)
 	{
 		if (omp_get_thread_num() == 0) {

@@ -377,12 +377,18 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
  * A task with XG_QUEUED_MAX frames on its deque, [base, top), creates
  * another child. While no thief takes its children, it joins them, oldest
  * first, as the serial program would run them, then queues the new one.
- * Once thieves take them (some frame of its scope public or taken now, or
- * a thief ran one of the children an earlier join found), it queues the
- * new one, up to XG_HELD_MAX frames, then joins: a join waits for the
- * children thieves run, with nothing else to do when they are all it has,
- * and a creator of coarse tasks in a `single` (alignment) idled that way
- * for most of a task at every bound. True: join first.
+ * Once thieves take them (some frame of its scope taken now, or a thief
+ * ran one of the children an earlier join found), it queues the new one,
+ * up to XG_HELD_MAX frames, then joins: a join waits for the children
+ * thieves run, with nothing else to do when they are all it has, and a
+ * creator of coarse tasks in a `single` (alignment) idled that way for
+ * most of a task at every bound. True: join first.
+ *
+ * Taken, not merely public: a worker about to park asks every deque to
+ * publish (xs_deque_visible()), and that request outlives the park - a
+ * thread that parked before the region and is now in user code leaves
+ * one behind, so the first spawn publishes with no thief to take. A
+ * public frame nobody took costs the join nothing (it reclaims it).
  */
 static bool xg_bound_join(struct xs_worker *w, const struct xs_deque *d, struct xg_task *cur)
 {
@@ -395,7 +401,7 @@ static bool xg_bound_join(struct xs_worker *w, const struct xs_deque *d, struct 
 	/* Relaxed: our own deque word, which thieves' CASes move up; a
 	 * stale head is a choice of schedule, never of correctness. */
 	head = xs_ts_head(xs_load_relaxed(&w->dqs.ts));
-	if (head > d->base || d->split > d->base) {
+	if (head > d->base) {
 		cur->thieves = true;
 		return false;
 	}
