@@ -300,30 +300,53 @@ static struct xg_dmutex *xg_dmutex_new(void)
 	return m;
 }
 
+/*
+ * A waiter (record false: an undeferred task, taskwait depend) only reads
+ * the table: it completes before its creator makes the next sibling, so
+ * nothing later depends on it. An address without a slot has no writer and
+ * no reader to wait for, so it gets none; a table the parent never made
+ * (every earlier sibling ran undeferred, as in a team of one) is not made.
+ */
+static void xg_dep_wait_one(struct xg_task *parent, struct xg_dnode *node, const void *addr,
+			    enum xg_dep_kind kind)
+{
+	struct xg_dentry *e;
+
+	if (!parent->deps)
+		return;
+	e = xg_deps_find(parent->deps, addr);
+	if (!e->addr)
+		return;
+	/* Every kind waits for the writers (an open mutexinoutset set's
+	 * members: the whole set); all but `in` for the readers too. */
+	xg_edges_from(&e->writers, node);
+	if (kind != XG_KIND_IN)
+		xg_edges_from(&e->readers, node);
+}
+
 static void xg_dep_one(struct xg_task *parent, struct xg_dnode *node, const void *addr,
 		       enum xg_dep_kind kind, bool record)
 {
-	struct xg_dentry *e = xg_deps_lookup(parent, addr);
+	struct xg_dentry *e;
 
-	if (!record && kind == XG_KIND_MUTEX)
-		kind = XG_KIND_OUT; /* a waiter waits for the whole set */
+	if (!record) {
+		xg_dep_wait_one(parent, node, addr, kind);
+		return;
+	}
+	e = xg_deps_lookup(parent, addr);
 	switch (kind) {
 	case XG_KIND_IN:
 		xg_edges_from(&e->writers, node);
-		if (record) {
-			xg_dlist_prune(&e->readers);
-			xg_dlist_add(&e->readers, node);
-		}
+		xg_dlist_prune(&e->readers);
+		xg_dlist_add(&e->readers, node);
 		break;
 	case XG_KIND_OUT:
 		xg_edges_from(&e->writers, node);
 		xg_edges_from(&e->readers, node);
-		if (record) {
-			xg_set_close(e);
-			xg_dlist_clear(&e->writers);
-			xg_dlist_clear(&e->readers);
-			xg_dlist_add(&e->writers, node);
-		}
+		xg_set_close(e);
+		xg_dlist_clear(&e->writers);
+		xg_dlist_clear(&e->readers);
+		xg_dlist_add(&e->writers, node);
 		break;
 	case XG_KIND_MUTEX:
 		if (!e->mutex || e->readers.n) {

@@ -246,6 +246,37 @@ static void taskwait_depend_and_if0(void)
 	OK("depend.if(0)-depend");
 }
 
+/*
+ * An undeferred task waits for a detached writer whose event is already
+ * fulfilled but whose body has not run: at one thread every other task
+ * here runs at once, and an undeferred task only reads the parent's
+ * dependence table (an address no sibling named has no slot: y).
+ */
+static void if0_after_detached_writer(void)
+{
+	int bad = 0;
+
+#pragma omp parallel reduction(+ : bad)
+#pragma omp single
+	for (int r = 0; r < 50; r++) {
+		omp_event_handle_t ev;
+		long x = 0, y = 0, seen = -1;
+
+#pragma omp task detach(ev) depend(out : x) shared(x) firstprivate(r)
+		x = r + 7;
+		omp_fulfill_event(ev);
+#pragma omp task if (0) depend(in : x) depend(inout : y) shared(x, y, seen)
+		{
+			seen = x;
+			y = 1;
+		}
+		bad += seen != r + 7 || y != 1;
+#pragma omp taskwait
+	}
+	CHECK("depend.if(0)-after-detached-writer", bad == 0);
+	OK("depend.if(0)-after-detached-writer");
+}
+
 static void sections_and_many(void)
 {
 	enum { A = 256, S = 128 };
@@ -331,6 +362,7 @@ int main(void)
 	wavefront();
 	mutexinoutset();
 	taskwait_depend_and_if0();
+	if0_after_detached_writer();
 	sections_and_many();
 	depobj();
 	return 0;
