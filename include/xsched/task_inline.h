@@ -58,8 +58,9 @@ struct xs_deque {
 	 * direct call has not needed one. */
 	struct xs_task *ctx;
 	/* Frames pushed: xs_spawn()'s counted when joined (one add per
-	 * join, not per spawn), typed ones when pushed (task_typed.h);
-	 * owner-written, read by statistics. */
+	 * join, not per spawn), typed ones only when joined out of line
+	 * (task_typed.h, Counting); owner-written with relaxed stores, read
+	 * by statistics. */
 	uint64_t pushed;
 	/* Set (relaxed) by thieves that found nothing public: publish. On a
 	 * line of its own: the owner reads it at every spawn and join, idle
