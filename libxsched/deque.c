@@ -404,7 +404,9 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
  * the rescue check after the store, and a rescuer that published the
  * frame before it saw the pop sends us round again; stolen is waited
  * for. Returns 1 when the caller runs the frame's task (popped, never
- * run), 0 when a thief ran it: popped, its result in the frame.
+ * run), 0 when a thief ran it: popped, its result in the frame. The frame
+ * is counted here, once: the inline pop counts nothing (task_typed.h,
+ * Counting).
  */
 int xs_task_join_newest(void)
 {
@@ -415,6 +417,8 @@ int xs_task_join_newest(void)
 	uint32_t r = __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED);
 	bool ran = false;
 
+	/* Relaxed: owner-written; readers sum snapshots. */
+	__atomic_store_n(&d->pushed, d->pushed + 1, __ATOMIC_RELAXED);
 	if (r & XS_SPLITREQ_RESCUE)
 		xs_deque_rescue_check(w);
 	/* A thief asks: the older half of the private frames below this one

@@ -72,10 +72,13 @@ TEST_F_TIMEOUT(typed, million_children_every_worker, 600)
 		}
 		EXPECT_EQ(n, total);
 		EXPECT_EQ(7 * (n * (n - 1) / 2) + 3 * n, r.sum);
-		/* Every child was a frame, counted once. */
+		/* Every child was a frame (none ran at once), counted only
+		 * if its join went out of line (task_typed.h, Counting):
+		 * every one a thief ran, none twice. */
 		EXPECT_EQ(0, st.immediate);
-		EXPECT_EQ(n, st.static_pushes);
+		EXPECT_LE(st.static_pushes, n);
 		EXPECT_GT(st.frames_taken, 0);
+		EXPECT_LE(st.frames_taken, st.static_pushes);
 		xs_runtime_destroy(rt);
 	}
 }

@@ -57,8 +57,10 @@ struct xs_deque {
 	 * (libgomp, rp, continuations): XS_CTX_LAZY while a frame run by a
 	 * direct call has not needed one. */
 	struct xs_task *ctx;
-	/* Frames pushed, counted when joined (one add per join, not per
-	 * spawn); owner-written with relaxed stores, read by statistics. */
+	/* Frames pushed: xs_spawn()'s counted when joined (one add per
+	 * join, not per spawn), typed ones only when joined out of line
+	 * (task_typed.h, Counting); owner-written with relaxed stores, read
+	 * by statistics. */
 	uint64_t pushed;
 	/* Set (relaxed) by thieves that found nothing public: publish. On a
 	 * line of its own: the owner reads it at every spawn and join, idle

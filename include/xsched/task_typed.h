@@ -43,9 +43,17 @@
  * thief's request, goes to xs_task_join_newest() (deque.c).
  *
  * What a typed join saves: no argument copy (typed stores and loads), no
- * call through a pointer, and no task context per call. The direct call
- * is a function call: the child runs as part of the task that joins it
- * (it gets no base or descriptor context of its own, as in Lace).
+ * call through a pointer, no task context and no counter per call. The
+ * direct call is a function call: the child runs as part of the task that
+ * joins it (it gets no base or descriptor context of its own, as in Lace).
+ *
+ * Counting. A typed child is counted in the statistics (static_pushes,
+ * tasks_self/local/remote) only when it leaves that direct-call path: a
+ * thief took it, or its join went out of line (a public frame, a thief's
+ * request, a rescue) - once, by xs_task_join_newest(). A child joined by
+ * a direct call is not counted, as a function call is not: one counter
+ * add per join cost fib 0.2-0.25 ns of its ~1.6 ns per spawn+join (README,
+ * core, fifth session). With one worker no typed child is counted.
  *
  * Order. A typed join runs the newest child, so children that nobody
  * steals start in reverse spawn order (Lace's order; thieves still take
@@ -116,8 +124,9 @@ static inline int xs_typed_pop(struct xs_deque *d)
 {
 	uint32_t i = d->top - 1;
 
-	/* Relaxed: owner-written; readers sum snapshots. */
-	__atomic_store_n(&d->pushed, d->pushed + 1, __ATOMIC_RELAXED);
+	/* The one compare against the split is the "not stolen" test: a
+	 * frame at or above the split was never public. No counter here (a
+	 * child joined by a direct call is a function call; see Counting). */
 	if (__builtin_expect(i < d->split, 0))
 		return xs_task_join_newest();
 	/* Relaxed, then the rescue check: deque_rescue.c. */
