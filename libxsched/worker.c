@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "runtime.h"
+#include "spread.h"
 
 __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
 
@@ -741,7 +742,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			       const struct xs_task *joining)
 {
 	struct xs_wait_ctx ctx = { w, done, arg };
-	uint64_t idle_since = 0, stall_t0 = 0, rescue_ns;
+	uint64_t idle_since = 0, stall_t0 = 0, rescue_ns, now;
 	uint32_t spins = 0;
 
 	while (!done(arg)) {
@@ -778,13 +779,17 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			xs_idle_begin(&w->idle, idle_since);
 			stall_t0 = xs_prof_begin(w->log);
 			spins = 0;
+			xs_spread_note(w);
 		}
 		if (++spins % XS_SPINS_PER_YIELD) {
 			xs_cpu_relax();
 			continue;
 		}
-		if (xs_now_ns() - idle_since < w->rt->spin_ns) {
-			xs_worker_yield(w);
+		now = xs_now_ns();
+		if (now - idle_since < w->rt->spin_ns) {
+			/* A teammate behind us on this CPU: move, not yield. */
+			if (!xs_spread(w, now))
+				xs_worker_yield(w);
 			continue;
 		}
 		if (w->yield_costly)
