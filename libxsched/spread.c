@@ -37,6 +37,8 @@ int xs_spread_target(int me, const int *team, uint32_t n, const cpu_set_t *allow
 
 void xs_spread_note(struct xs_worker *w)
 {
+	if (!w->rt->opt.spread || w->rt->pinned)
+		return;
 	/* Relaxed: a hint for teammates' xs_spread(); a stale CPU costs at
 	 * most one needless or missed move. */
 	xs_store_relaxed(&w->cpu, sched_getcpu());
@@ -47,6 +49,7 @@ bool xs_spread(struct xs_worker *w, uint64_t now)
 	struct xs_runtime *rt = w->rt;
 	int team[64], me, target;
 	uint32_t n = 0;
+	bool shared = false;
 	cpu_set_t allowed, one;
 
 	if (!rt->opt.spread || rt->pinned || w->nworkers < 2 || now < w->spread_after)
@@ -59,11 +62,17 @@ bool xs_spread(struct xs_worker *w, uint64_t now)
 
 		/* Relaxed: hints. A parked teammate needs no CPU, so sharing
 		 * one with it costs nothing. */
-		if (t != w && xs_load_relaxed(&t->park.state) != XS_PARK_SLEEPING)
-			team[n++] = xs_load_relaxed(&t->cpu);
+		if (t != w && xs_load_relaxed(&t->park.state) != XS_PARK_SLEEPING) {
+			team[n] = xs_load_relaxed(&t->cpu);
+			shared |= team[n++] == me;
+		}
 	}
+	if (!shared || me < 0)
+		return false;
 	w->spread_after = now + XS_SPREAD_GAP_NS;
-	if (me < 0 || sched_getaffinity(0, sizeof(allowed), &allowed))
+	/* The mask is read here and restored below: a mask another thread
+	 * sets for this one in between is lost (a race we accept). */
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		return false;
 	target = xs_spread_target(me, team, n, &allowed);
 	if (target < 0)
