@@ -690,9 +690,10 @@ static bool xs_wait_has_work(void *p)
  * runs the next entity on a yield whatever its weight). Yielding then only
  * loses slices: the next XS_COSTLY_PARKS waits spin without yielding, then
  * park, which leaves the CPU to the hog until the notifier's wake-up
- * preempts it. Measured with a nice-19 fuzzer on one of 2 CPUs: the
- * drop-in's 2-thread loops (50 000 barriers) took 0.07-0.16 s against
- * 0.07-1.7 s yielding every 64 looks; libomp 0.14-0.16 s.
+ * preempts it. Measured in the fourth session (with the rule below that
+ * this one replaced), a nice-19 fuzzer on one of 2 CPUs: the drop-in's
+ * 2-thread loops (50 000 barriers) took 0.07-0.16 s against 0.07-1.7 s
+ * yielding every 64 looks; libomp 0.14-0.16 s.
  *
  * How long the yield took says nothing by itself. Two co-running programs'
  * teams, 2 threads each on 2 CPUs, go fastest when each yields to the
