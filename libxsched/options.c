@@ -156,6 +156,10 @@ static const struct xs_option_def xs_option_table[] = {
 	  "a victim that xschedd shows preempted or stopped for this long, or that leaves "
 	  "a thief's splitreq unanswered this long, is stranded: a thief publishes its "
 	  "private frames for it (deque_rescue.c)", NULL },
+	{ "XSCHED_SPREAD", XS_OPT_BOOL, XS_OPT(spread), 1, 0, 1, "0 or 1", "1",
+	  "an unpinned worker that waits while an awake teammate was last seen on its CPU "
+	  "moves to a CPU of its affinity mask where none was (at most once per ms; "
+	  "spread.c)", NULL },
 };
 
 #define XS_NOPTIONS (sizeof(xs_option_table) / sizeof(xs_option_table[0]))

@@ -57,6 +57,50 @@ void xs_park_wake(struct xs_parker *p)
 		syscall(SYS_futex, &p->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+static uint64_t xs_park_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The stamp is a lateness heuristic for the owner's yield policy
+ * (worker.c, xs_worker_yield()); it orders no data. Relaxed throughout:
+ * the word carries its own value, a CAS from XS_YIELD_OPEN lets only the
+ * first notifier of a yield stamp it, and one that comes after the owner's
+ * exchange back to 0 fails and stamps nothing. A notifier preempted
+ * between its clock read and its CAS stamps an early time: one yield is
+ * then judged later than it was.
+ */
+void xs_park_stamp(struct xs_parker *p)
+{
+	uint64_t open = XS_YIELD_OPEN;
+
+	atomic_compare_exchange_strong_explicit(&p->yield_stamp, &open, xs_park_now_ns(),
+						memory_order_relaxed, memory_order_relaxed);
+}
+
+void xs_park_yield_open(struct xs_parker *p)
+{
+	/* Relaxed: see xs_park_stamp(); only the owner opens and closes. */
+	xs_store_relaxed(&p->yield_stamp, XS_YIELD_OPEN);
+}
+
+uint64_t xs_park_yield_close(struct xs_parker *p)
+{
+	uint64_t stamp, back;
+
+	/* Relaxed (see xs_park_stamp()): closes the yield, and takes the
+	 * stamp of the first notifier that CASed it in before. */
+	stamp = atomic_exchange_explicit(&p->yield_stamp, 0, memory_order_relaxed);
+	if (stamp <= XS_YIELD_OPEN)
+		return 0;
+	back = xs_park_now_ns();
+	return back > stamp ? back - stamp : 1;
+}
+
 static bool xs_park_until(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
 			  xs_counter_t *sleeps, const struct timespec *timeout)
 {

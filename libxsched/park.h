@@ -37,11 +37,27 @@
 
 enum { XS_PARK_AWAKE = 0, XS_PARK_SLEEPING = 1 };
 
+/*
+ * Yielding. A waiter that gives its CPU away with sched_yield() (worker.c)
+ * wants to know what that cost it: not how long it was away - a yield to a
+ * co-running program's thread that then runs its own team for a slice is
+ * what lets both programs go on - but how long it stayed away *after* what
+ * it waits for had happened. So around the yield it sets yield_stamp to
+ * XS_YIELD_OPEN, and the first notifier to find that value replaces it by
+ * the time (CLOCK_MONOTONIC ns, always > XS_YIELD_OPEN); the waiter's
+ * lateness is its return time minus the stamp. The futex word and the
+ * Dekker handshake above are not involved.
+ */
+#define XS_YIELD_OPEN 1u
+
 struct xs_parker {
 	xs_cache_aligned _Atomic uint32_t state;  /* futex word */
 	/* Lives on the line every pusher reads anyway: true while the owner
 	 * is nested too deep to take more work (worker.c, xs_nest_enter()). */
 	_Atomic bool saturated;
+	/* 0, XS_YIELD_OPEN while the owner yields, or the first notifier's
+	 * stamp; same line as state, which every notifier reads anyway. */
+	_Atomic uint64_t yield_stamp;
 };
 
 /* Set up membarrier for this process once; returns true when the cheap
@@ -67,6 +83,9 @@ bool xs_park_timed(struct xs_parker *p, bool (*has_work)(void *arg), void *arg,
 
 void xs_park_wake(struct xs_parker *p);
 
+/* Stamp the yield of @p's owner with the time, if nobody did yet. */
+void xs_park_stamp(struct xs_parker *p);
+
 /* Called after publishing something the owner of @p may be waiting for. */
 static inline void xs_park_notify(struct xs_parker *p)
 {
@@ -77,6 +96,18 @@ static inline void xs_park_notify(struct xs_parker *p)
 	/* Relaxed: ordered by the fence above against our publishing store. */
 	if (xs_unlikely(xs_load_relaxed(&p->state) == XS_PARK_SLEEPING))
 		xs_park_wake(p);
+	/* Relaxed: a hint (see xs_park_stamp()); missing an owner's fresh
+	 * XS_YIELD_OPEN only leaves that yield unstamped. */
+	else if (xs_unlikely(xs_load_relaxed(&p->yield_stamp) == XS_YIELD_OPEN))
+		xs_park_stamp(p);
 }
+
+/*
+ * The owner of @p brackets a sched_yield() with these. Close returns how
+ * long after the first notification since the open it came back, in ns
+ * (at least 1), or 0 if nobody notified it meanwhile.
+ */
+void xs_park_yield_open(struct xs_parker *p);
+uint64_t xs_park_yield_close(struct xs_parker *p);
 
 #endif /* XSCHED_PARK_H */

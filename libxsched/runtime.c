@@ -89,6 +89,8 @@ static struct xs_worker *xs_worker_create(struct xs_runtime *rt, uint32_t id)
 	w->id = id;
 	w->nworkers = rt->nworkers;
 	w->aux_next = 1;
+	/* Relaxed: published with the worker (thread creation). */
+	xs_store_relaxed(&w->cpu, -1);
 	w->out = calloc(rt->nworkers, sizeof(*w->out));
 	w->out_worker = calloc(rt->nworkers, sizeof(*w->out_worker));
 	w->in = calloc(rt->nworkers, sizeof(*w->in));

@@ -87,6 +87,12 @@ struct xs_worker {
 	/* worker.c, xs_worker_yield(): parks left whose waits do not yield,
 	 * since a recent yield lost a whole slice. Owner-private. */
 	uint32_t yield_costly;
+	/* spread.c: the CPU this worker was last seen on (-1: not yet),
+	 * written by it, read by teammates as a hint; when it may next move
+	 * (owner-private); the moves it made (owner-written counter). */
+	_Atomic int32_t cpu;
+	uint64_t spread_after;
+	xs_counter_t spreads;
 	/* Set by a publisher that wakes this worker (deque.c), taken by it
 	 * when it runs again: the idle-with-work clock. */
 	_Atomic uint64_t wake_ns;

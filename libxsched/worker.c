@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "runtime.h"
+#include "spread.h"
 
 __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
 
@@ -682,16 +683,29 @@ static bool xs_wait_has_work(void *p)
  * A waiting worker yields its CPU every XS_SPINS_PER_YIELD looks for work
  * while it spins: the thread it waits for may be one that is not running
  * (more runnable threads than CPUs: a co-running program, more workers
- * than CPUs), and a co-running xsched or libgomp thread that gets the CPU
- * hands it back within microseconds. A yield that took longer than
- * XS_YIELD_COSTLY_NS gave the CPU to a thread that keeps it for a whole
- * slice instead (a CPU hog, niced or not: CFS runs the next entity on a
- * yield whatever its weight). Yielding then only loses slices: the next
- * XS_COSTLY_PARKS waits spin without yielding, then park, which leaves the
- * CPU to the hog until the notifier's wake-up preempts it. Measured with a
- * nice-19 fuzzer on one of 2 CPUs: the drop-in's 2-thread loops (50 000
- * barriers) took 0.07-0.16 s against 0.07-1.7 s yielding every 64 looks;
- * libomp 0.14-0.16 s.
+ * than CPUs). A yield is costly when the worker got its CPU back more than
+ * XS_YIELD_COSTLY_NS after the first notification it had during the yield
+ * (park.h, "Yielding"): what it waited for had happened, and the thread it
+ * gave the CPU to kept it for a whole slice (a CPU hog, niced or not: CFS
+ * runs the next entity on a yield whatever its weight). Yielding then only
+ * loses slices: the next XS_COSTLY_PARKS waits spin without yielding, then
+ * park, which leaves the CPU to the hog until the notifier's wake-up
+ * preempts it. Measured in the fourth session (with the rule below that
+ * this one replaced), a nice-19 fuzzer on one of 2 CPUs: the drop-in's
+ * 2-thread loops (50 000 barriers) took 0.07-0.16 s against 0.07-1.7 s
+ * yielding every 64 looks; libomp 0.14-0.16 s.
+ *
+ * How long the yield took says nothing by itself. Two co-running programs'
+ * teams, 2 threads each on 2 CPUs, go fastest when each yields to the
+ * other until one has both its threads on CPU and runs its barriers at
+ * full speed for a slice: a waiter's yield then lasts that slice, while
+ * its own teammate was not running either, so nothing was lost. Counting
+ * such yields costly (the fourth session's rule: any yield over 100 us)
+ * fed on itself: a waiter that stops yielding holds its CPU for the spin
+ * time, which makes the other program's yields long, which stops theirs;
+ * two co-running copies of the drop-in's loops (50 000 barriers) took
+ * 5.5 s in some runs, 0.17 s in others, and in the slow ones each worker
+ * had ~560 costly yields and ~35 000 waits that spun out and parked.
  */
 #define XS_SPINS_PER_YIELD 64u
 #define XS_YIELD_COSTLY_NS 100000u
@@ -699,13 +713,17 @@ static bool xs_wait_has_work(void *p)
 
 static void xs_worker_yield(struct xs_worker *w)
 {
-	uint64_t t0;
+	uint64_t costly = XS_YIELD_COSTLY_NS;
 
 	if (w->yield_costly)
 		return;
-	t0 = xs_now_ns();
+	/* A co-running waiter that stopped yielding holds the CPU for up to
+	 * its spin time: not a hog, so not costly, whatever XSCHED_SPIN_US. */
+	if (costly < 2 * w->rt->spin_ns)
+		costly = 2 * w->rt->spin_ns;
+	xs_park_yield_open(&w->park);
 	sched_yield();
-	if (xs_now_ns() - t0 > XS_YIELD_COSTLY_NS)
+	if (xs_park_yield_close(&w->park) > costly)
 		w->yield_costly = XS_COSTLY_PARKS;
 }
 
@@ -725,7 +743,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			       const struct xs_task *joining)
 {
 	struct xs_wait_ctx ctx = { w, done, arg };
-	uint64_t idle_since = 0, stall_t0 = 0, rescue_ns;
+	uint64_t idle_since = 0, stall_t0 = 0, rescue_ns, now;
 	uint32_t spins = 0;
 
 	while (!done(arg)) {
@@ -762,13 +780,17 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			xs_idle_begin(&w->idle, idle_since);
 			stall_t0 = xs_prof_begin(w->log);
 			spins = 0;
+			xs_spread_note(w);
 		}
 		if (++spins % XS_SPINS_PER_YIELD) {
 			xs_cpu_relax();
 			continue;
 		}
-		if (xs_now_ns() - idle_since < w->rt->spin_ns) {
-			xs_worker_yield(w);
+		now = xs_now_ns();
+		if (now - idle_since < w->rt->spin_ns) {
+			/* A teammate behind us on this CPU: move, not yield. */
+			if (!xs_spread(w, now))
+				xs_worker_yield(w);
 			continue;
 		}
 		if (w->yield_costly)
