@@ -34,14 +34,6 @@
 #define XS_DAEMON_AGE_MIN_NS 100000000ull
 #define XS_DAEMON_AGE_MAX_NS 2000000000ull
 
-uint64_t xs_daemon_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static const char *xs_daemon_dir(const struct xs_runtime *rt)
 {
 	return rt->opt.runtime_dir[0] ? rt->opt.runtime_dir : XS_ABI_DEFAULT_RUNTIME_DIR;
@@ -543,7 +535,7 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 	 * previous holder's writes to the guarded fields are visible. */
 	if (atomic_exchange_explicit(&dc->busy, true, memory_order_acquire))
 		return;
-	now = xs_daemon_now_ns();
+	now = xs_now_ns();
 	/* Acquire: see xs_daemon_idle(). */
 	c = xs_load_acquire(&dc->conn);
 	if (!c || (!force && now < xs_load_relaxed(&dc->next_poll_ns)))
@@ -697,7 +689,7 @@ int xs_daemon_client_create(struct xs_runtime *rt)
 	if (!dc->tids || !dc->wctr)
 		return -ENOMEM;
 	memset(dc->wctr, 0, (size_t)rt->nworkers * sizeof(*dc->wctr));
-	dc->last_attempt_ns = xs_daemon_now_ns();
+	dc->last_attempt_ns = xs_now_ns();
 
 	c = xs_daemon_connect(rt, &err, &why);
 	if (!c) {
@@ -784,7 +776,7 @@ void xs_daemon_client_job_start(struct xs_runtime *rt)
 	xs_daemon_reclaim(dc, xs_load_relaxed(&rt->job_seq));
 	xs_daemon_busy_drop(dc);
 
-	now = xs_daemon_now_ns();
+	now = xs_now_ns();
 	/* Relaxed: this thread is the only writer of conn. */
 	old = xs_load_relaxed(&dc->conn);
 	if (old && xs_daemon_conn_alive(old, now)) {

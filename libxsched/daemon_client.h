@@ -43,6 +43,7 @@
 
 #include "xsched/abi.h"
 #include "atomics.h"
+#include "clock.h"
 #include "rescue.h"
 
 enum xs_daemon_mode { XS_DAEMON_AUTO, XS_DAEMON_OFF, XS_DAEMON_REQUIRED };
@@ -166,7 +167,6 @@ int xs_daemon_info(struct xs_runtime *rt, struct xs_daemon_info *info);
 
 /* Poll the state now (rate-limited unless @force); thief side. */
 void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool force);
-uint64_t xs_daemon_now_ns(void);
 
 /*
  * Reading the state file, step by step (connect, then every poll); the
@@ -202,7 +202,7 @@ static inline const struct xs_daemon_conn *xs_daemon_idle(struct xs_daemon_clien
 	if (!c)
 		return NULL;
 	/* Relaxed: a poll time; racing thieves at worst poll twice. */
-	if (xs_daemon_now_ns() >= xs_load_relaxed(&dc->next_poll_ns))
+	if (xs_now_ns() >= xs_load_relaxed(&dc->next_poll_ns))
 		xs_daemon_poll(dc, rt, false);
 	/* Relaxed: freshness is advice, one poll old at worst. */
 	return c->workers && xs_load_relaxed(&c->fresh) ? c : NULL;
@@ -238,7 +238,7 @@ static inline void xs_daemon_count_skip(struct xs_daemon_client *dc,
 	struct xs_daemon_wctr *k = &dc->wctr[w];
 
 	xs_counter_inc(&k->off_cpu_skips);
-	if (xs_rescue_worker_stranded(&c->workers[c->slot[v]], c->tid[v], xs_daemon_now_ns(),
+	if (xs_rescue_worker_stranded(&c->workers[c->slot[v]], c->tid[v], xs_now_ns(),
 				      dc->rescue_ns))
 		xs_counter_inc(&k->stranded);
 }

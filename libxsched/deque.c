@@ -58,6 +58,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "clock.h"
 #include "runtime.h"
 
 _Static_assert(sizeof(struct xs_frame) == 64, "a frame is one cache line");
@@ -99,14 +100,6 @@ static inline void xs_deque_check(struct xs_worker *w)
 	(void)w;
 }
 #endif
-
-static uint64_t xs_deque_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int xs_deque_init(struct xs_worker *w)
 {
@@ -180,7 +173,7 @@ static void xs_deque_wake_one(struct xs_worker *w)
 		if (xs_load_relaxed(&v->park.state) == XS_PARK_SLEEPING) {
 			/* Relaxed: a timestamp for the idle-with-work counter,
 			 * read by the sleeper after the wake's acq_rel. */
-			xs_store_relaxed(&v->wake_ns, xs_deque_now_ns());
+			xs_store_relaxed(&v->wake_ns, xs_now_ns());
 			xs_park_wake(&v->park);
 			return;
 		}
@@ -582,7 +575,7 @@ void xs_deque_woken(struct xs_worker *w)
 
 	if (!t)
 		return;
-	now = xs_deque_now_ns();
+	now = xs_now_ns();
 	if (now > t)
 		xs_counter_add(&w->fctr.idle_work_ns, now - t);
 }

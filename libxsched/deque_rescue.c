@@ -69,16 +69,9 @@
 #include <unistd.h>
 #include <linux/membarrier.h>
 
+#include "clock.h"
 #include "runtime.h"
 #include "daemon_client.h"
-
-static uint64_t xs_rescue_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 bool xs_deque_rescue_check(struct xs_worker *w)
 {
@@ -207,7 +200,7 @@ static bool xs_deque_stranded(struct xs_worker *w, struct xs_worker *v, uint64_t
 
 	if (c && c->slot[v->id] != UINT32_MAX &&
 	    xs_rescue_worker_stranded(&c->workers[c->slot[v->id]], c->tid[v->id],
-				      xs_daemon_now_ns(), thr))
+				      xs_now_ns(), thr))
 		return true;
 	if (w->rescue.armed_ns && w->rescue.victim == v->id)
 		return xs_rescue_watch_missed(&w->rescue, pubs, now, thr);
@@ -240,7 +233,7 @@ bool xs_deque_rescue_scan(struct xs_worker *w)
 	/* A look reads each victim's top, on the line its owner writes at
 	 * every spawn: at most four looks per threshold, not at every
 	 * failed steal. */
-	now = xs_rescue_now_ns();
+	now = xs_now_ns();
 	if (now < w->rescue.next_scan_ns)
 		return false;
 	w->rescue.next_scan_ns = now + (uint64_t)rt->opt.rescue_us * 250u;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "park.h"
 
 bool xs_park_asymmetric;
@@ -57,14 +58,6 @@ void xs_park_wake(struct xs_parker *p)
 		syscall(SYS_futex, &p->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static uint64_t xs_park_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The stamp is a lateness heuristic for the owner's yield policy
  * (worker.c, xs_worker_yield()); it orders no data. Relaxed throughout:
@@ -78,7 +71,7 @@ void xs_park_stamp(struct xs_parker *p)
 {
 	uint64_t open = XS_YIELD_OPEN;
 
-	atomic_compare_exchange_strong_explicit(&p->yield_stamp, &open, xs_park_now_ns(),
+	atomic_compare_exchange_strong_explicit(&p->yield_stamp, &open, xs_now_ns(),
 						memory_order_relaxed, memory_order_relaxed);
 }
 
@@ -97,7 +90,7 @@ uint64_t xs_park_yield_close(struct xs_parker *p)
 	stamp = atomic_exchange_explicit(&p->yield_stamp, 0, memory_order_relaxed);
 	if (stamp <= XS_YIELD_OPEN)
 		return 0;
-	back = xs_park_now_ns();
+	back = xs_now_ns();
 	return back > stamp ? back - stamp : 1;
 }
 

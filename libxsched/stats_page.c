@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "xsched/abi.h"
 #include "xsched/stats_page.h"
 #include "daemon_client.h"
@@ -49,14 +50,6 @@ struct xs_stats_page {
 static pthread_mutex_t xs_stats_live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xs_stats_page *xs_stats_live;
 static _Atomic uint32_t xs_stats_runtimes;
-
-static uint64_t xs_stats_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Publisher-side store of a page field (single writer, relaxed). */
 #define xs_stats_store(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
@@ -162,7 +155,7 @@ static int xs_stats_page_map(struct xs_runtime *rt, struct xs_stats_page *p, uin
 	h->nnodes = rt->topo->nnodes;
 	h->queue_size = rt->queue_size;
 	xs_stats_comm(h->comm);
-	h->created_ns = xs_stats_now_ns();
+	h->created_ns = xs_now_ns();
 	h->period_ns = XS_STATS_PERIOD_NS;
 	h->dlb = (__u32)rt->dlb.strategy;
 	h->push = (__u32)rt->dlb.push;
@@ -216,7 +209,7 @@ static uint64_t xs_stats_queue_depth(const struct xs_runtime *rt, uint32_t i, bo
 static void xs_stats_page_publish(struct xs_runtime *rt, struct xs_stats_page *p)
 {
 	struct xs_stats_header *h = p->h;
-	uint64_t now = xs_stats_now_ns();
+	uint64_t now = xs_now_ns();
 	bool all = (uint64_t)rt->nworkers * rt->nworkers * rt->queue_size <= XS_STATS_SCAN_BUDGET;
 
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
@@ -321,7 +314,7 @@ void xs_stats_page_create(struct xs_runtime *rt)
 	pthread_mutex_unlock(&xs_stats_live_lock);
 	rt->stats_page = p;
 	/* Worker 0's thread is the application's until the first job. */
-	xs_idle_begin(&rt->workers[0]->idle, xs_stats_now_ns());
+	xs_idle_begin(&rt->workers[0]->idle, xs_now_ns());
 }
 
 void xs_stats_page_thread(struct xs_runtime *rt, uint32_t id)
@@ -352,7 +345,7 @@ void xs_stats_page_job(struct xs_runtime *rt, bool begin)
 {
 	struct xs_stats_page *p = rt->stats_page;
 	struct xs_worker *w0 = rt->workers[0];
-	uint64_t now = xs_stats_now_ns();
+	uint64_t now = xs_now_ns();
 	uint32_t flags;
 
 	if (!p)

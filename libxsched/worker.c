@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "runtime.h"
 #include "spread.h"
 
@@ -25,14 +26,6 @@ __thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
 
 static void xs_task_join(struct xs_worker *w, struct xs_task *t);
 static inline void xs_woken_settled(struct xs_worker *w);
-
-static uint64_t xs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * The next task for a worker that waits for @joining (NULL: for anything):

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clock.h - the runtime's one clock: CLOCK_MONOTONIC in nanoseconds.
+ *
+ * Idle clocks, park stamps, rescue thresholds and the daemon's staleness
+ * bounds compare times taken by different threads, and the daemon's BPF
+ * programs stamp with the same clock (bpf_ktime_get_ns()), so every
+ * runtime time is this one.
+ */
+#ifndef XSCHED_CLOCK_H
+#define XSCHED_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t xs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif /* XSCHED_CLOCK_H */
