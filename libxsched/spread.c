@@ -37,11 +37,16 @@ int xs_spread_target(int me, const int *team, uint32_t n, const cpu_set_t *allow
 
 void xs_spread_note(struct xs_worker *w)
 {
+	int cpu;
+
 	if (!w->rt->opt.spread || w->rt->pinned)
 		return;
+	cpu = sched_getcpu();
 	/* Relaxed: a hint for teammates' xs_spread(); a stale CPU costs at
-	 * most one needless or missed move. */
-	xs_store_relaxed(&w->cpu, sched_getcpu());
+	 * most one needless or missed move. Stored only when it changed:
+	 * every wait begins here, and teammates read the line. */
+	if (xs_load_relaxed(&w->cpu) != cpu)
+		xs_store_relaxed(&w->cpu, cpu);
 }
 
 bool xs_spread(struct xs_worker *w, uint64_t now)
@@ -54,9 +59,9 @@ bool xs_spread(struct xs_worker *w, uint64_t now)
 
 	if (!rt->opt.spread || rt->pinned || w->nworkers < 2 || now < w->spread_after)
 		return false;
-	me = sched_getcpu();
-	/* Relaxed: as in xs_spread_note(). */
-	xs_store_relaxed(&w->cpu, me);
+	xs_spread_note(w);
+	/* Relaxed: our own word, just written. */
+	me = xs_load_relaxed(&w->cpu);
 	for (uint32_t i = 0; i < w->nworkers && n < 64; i++) {
 		struct xs_worker *t = rt->workers[i];
 
