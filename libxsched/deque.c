@@ -153,13 +153,14 @@ bool xs_deque_make_room(struct xs_worker *w)
  * steal). Dekker with xs_park() (park.h): our ts CAS, then the fence of
  * xs_park_notify(), then the loads of nparked and of each park.state;
  * the sleeper raises nparked and its state, runs the heavy fence, then
- * looks at every ts in xs_deque_visible(). One side sees the other.
+ * looks at every ts in xs_deque_visible(). One side sees the other. The
+ * sleepers are our teammates, whose parkers are symmetric when ours is.
  */
 static void xs_deque_wake_one(struct xs_worker *w)
 {
 	struct xs_runtime *rt = w->rt;
 
-	if (xs_likely(xs_park_asymmetric))
+	if (xs_likely(xs_park_asymmetric && !w->park.symmetric))
 		xs_fence_compiler(); /* the sleeper's membarrier() is our fence */
 	else
 		xs_fence_seq_cst();

@@ -36,10 +36,11 @@ bool xs_park_global_init(void)
 	return xs_park_asymmetric;
 }
 
-static void xs_heavy_fence(void)
+/* The sleeper's fence (park.h): membarrier() unless @p is symmetric. */
+static void xs_heavy_fence(const struct xs_parker *p)
 {
 	xs_fence_seq_cst();
-	if (xs_park_asymmetric)
+	if (xs_park_asymmetric && !p->symmetric)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }
 
@@ -101,7 +102,7 @@ static bool xs_park_until(struct xs_parker *p, bool (*has_work)(void *arg), void
 	xs_store_relaxed(&p->state, XS_PARK_SLEEPING);
 	/* Orders the SLEEPING store before the re-check below; pairs with the
 	 * notifier's fence in xs_park_notify(). */
-	xs_heavy_fence();
+	xs_heavy_fence(p);
 	if (has_work(arg)) {
 		xs_store_relaxed(&p->state, XS_PARK_AWAKE);
 		return false;

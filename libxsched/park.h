@@ -26,6 +26,14 @@
  *
  * futex_wait() re-checks state == SLEEPING in the kernel, so a wake that
  * lands between the re-check and the wait is not lost either.
+ *
+ * A parker whose owner parks at nearly every wait - one of more workers
+ * than CPUs, which parks without spinning (worker.c) - is made `symmetric`
+ * before anyone can see it: both sides then use the seq_cst fence. There a
+ * membarrier() per park cost more than everything else the wait did: it
+ * interrupts the other CPUs and serialises on a kernel mutex, where a
+ * notifier's fence costs tens of cycles (README, "Sharing the machine").
+ * The flag never changes afterwards, so both sides always agree on it.
  */
 #ifndef XSCHED_PARK_H
 #define XSCHED_PARK_H
@@ -58,6 +66,9 @@ struct xs_parker {
 	/* 0, XS_YIELD_OPEN while the owner yields, or the first notifier's
 	 * stamp; same line as state, which every notifier reads anyway. */
 	_Atomic uint64_t yield_stamp;
+	/* Set before the parker is shared, never changed: both sides fence
+	 * with seq_cst, the sleeper without membarrier() (above). */
+	bool symmetric;
 };
 
 /* Set up membarrier for this process once; returns true when the cheap
@@ -89,7 +100,7 @@ void xs_park_stamp(struct xs_parker *p);
 /* Called after publishing something the owner of @p may be waiting for. */
 static inline void xs_park_notify(struct xs_parker *p)
 {
-	if (xs_likely(xs_park_asymmetric))
+	if (xs_likely(xs_park_asymmetric && !p->symmetric))
 		xs_fence_compiler(); /* the sleeper's membarrier() is our fence */
 	else
 		xs_fence_seq_cst();  /* pairs with the sleeper's seq_cst fence */

@@ -89,6 +89,8 @@ static struct xs_worker *xs_worker_create(struct xs_runtime *rt, uint32_t id)
 	w->id = id;
 	w->nworkers = rt->nworkers;
 	w->aux_next = 1;
+	/* Before the worker's thread exists, so before any notifier. */
+	w->park.symmetric = rt->oversubscribed;
 	/* Relaxed: published with the worker (thread creation). */
 	xs_store_relaxed(&w->cpu, -1);
 	w->out = calloc(rt->nworkers, sizeof(*w->out));
@@ -338,6 +340,7 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
 					    : xs_default_queue_size(nworkers);
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
+	rt->oversubscribed = nworkers > xs_affinity_cpus();
 	rt->dlb = (struct xs_dlb_config){
 		.strategy = (unsigned int)rt->opt.dlb,
 		.push = (unsigned int)rt->opt.push,

@@ -124,6 +124,10 @@ struct xs_runtime {
 	struct xs_daemon_client *daemon; /* NULL under XSCHED_DAEMON=off */
 	struct xs_stats_page *stats_page; /* NULL under XSCHED_STATS_PAGE=0 */
 	bool pinned;                    /* worker threads are pinned to their CPU */
+	/* More workers than CPUs in the creator's affinity mask: waiters
+	 * park without spinning (worker.c), parkers are symmetric (park.h),
+	 * workers do not spread (spread.c). */
+	bool oversubscribed;
 	struct xs_dlb_config dlb;       /* as configured; workers hold copies */
 	uint64_t dlb_gen;               /* bumped by xs_runtime_set_dlb() */
 	/* Continuations made ready by any thread: a Treiber stack that

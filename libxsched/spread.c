@@ -39,7 +39,7 @@ void xs_spread_note(struct xs_worker *w)
 {
 	int cpu;
 
-	if (!w->rt->opt.spread || w->rt->pinned)
+	if (!w->rt->opt.spread || w->rt->pinned || w->rt->oversubscribed)
 		return;
 	cpu = sched_getcpu();
 	/* Relaxed: a hint for teammates' xs_spread(); a stale CPU costs at
@@ -57,7 +57,10 @@ bool xs_spread(struct xs_worker *w, uint64_t now)
 	bool shared = false;
 	cpu_set_t allowed, one;
 
-	if (!rt->opt.spread || rt->pinned || w->nworkers < 2 || now < w->spread_after)
+	/* More workers than CPUs: some must share, and moving only trades
+	 * which ones (a migration and two syscalls each time). */
+	if (!rt->opt.spread || rt->pinned || rt->oversubscribed || w->nworkers < 2 ||
+	    now < w->spread_after)
 		return false;
 	xs_spread_note(w);
 	/* Relaxed: our own word, just written. */

@@ -699,6 +699,14 @@ static bool xs_wait_has_work(void *p)
  * two co-running copies of the drop-in's loops (50 000 barriers) took
  * 5.5 s in some runs, 0.17 s in others, and in the slow ones each worker
  * had ~560 costly yields and ~35 000 waits that spun out and parked.
+ *
+ * A runtime of more workers than CPUs (rt->oversubscribed) does not spin
+ * out its time: it parks at the first yield point, after
+ * XS_SPINS_PER_YIELD looks, as libgomp does with more threads than CPUs.
+ * Some teammate is always waiting for a CPU there, and the one we wait
+ * for is likely it; spinning, or yielding to whoever else is runnable,
+ * only delays it. Measured (README, "Sharing the machine", sixth session):
+ * 10^4 regions of 4 threads on 2 CPUs took 2-3x libgomp's time spinning.
  */
 #define XS_SPINS_PER_YIELD 64u
 #define XS_YIELD_COSTLY_NS 100000u
@@ -780,7 +788,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			continue;
 		}
 		now = xs_now_ns();
-		if (now - idle_since < w->rt->spin_ns) {
+		if (!w->rt->oversubscribed && now - idle_since < w->rt->spin_ns) {
 			/* A teammate behind us on this CPU: move, not yield. */
 			if (!xs_spread(w, now))
 				xs_worker_yield(w);
