@@ -12,6 +12,15 @@
  * (lock-less release: plain release stores, no RMW). While it waits, a
  * worker keeps running the tasks that arrive in its queues.
  *
+ * A runtime of more workers than CPUs uses a flat tree instead: every
+ * worker is a child of the root (arity N - 1). There waiters park at once
+ * (worker.c), so each level of the tree is a wake-up and a wait for a CPU
+ * on the way up and again on the way down; flat, the root gathers and
+ * releases everyone itself. Measured (README, "Sharing the machine",
+ * sixth session): 1000 regions of 8 threads on 2 CPUs, 0.69-0.81 s flat
+ * against 0.82-1.68 s binary, libgomp 0.61-0.86 s. Nothing below depends
+ * on the tree's shape.
+ *
  * Where a task can be, every place, and what keeps the barrier from
  * releasing while it is there:
  *  (a) Descriptors (libgomp's tasks, continuations, every spawn under slb
@@ -114,9 +123,16 @@
 
 #define XS_DOWN_RELEASE 1u
 
-static inline uint32_t xs_tree_parent(uint32_t i)
+/* The tree's arity: 2, or every worker a child of the root in a runtime
+ * of more workers than CPUs (see Shape above). */
+static inline uint32_t xs_tree_arity(const struct xs_worker *w)
 {
-	return (i - 1) / 2;
+	return w->rt->oversubscribed && w->nworkers > 2 ? w->nworkers - 1 : 2;
+}
+
+static inline uint32_t xs_tree_parent(const struct xs_worker *w)
+{
+	return (w->id - 1) / xs_tree_arity(w);
 }
 
 struct xs_report_wait {
@@ -146,11 +162,12 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 			      uint64_t *finished)
 {
 	struct xs_runtime *rt = w->rt;
+	uint32_t k = xs_tree_arity(w);
 	uint64_t stolen;
 
 	*created = 0;
 	*finished = 0;
-	for (uint32_t c = 2 * w->id + 1; c <= 2 * w->id + 2 && c < w->nworkers; c++) {
+	for (uint32_t c = k * w->id + 1; c <= k * w->id + k && c < w->nworkers; c++) {
 		struct xs_barrier_node *cn = &rt->workers[c]->bnode;
 		struct xs_report_wait rw = { cn, seq };
 
@@ -227,6 +244,7 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 	}
 	for (;;) {
 		uint64_t seq = ++w->bar.seq, created, finished, down;
+		uint32_t k;
 		bool release;
 
 		xs_worker_drain(w);
@@ -243,14 +261,15 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 			/* Release publishes the sums above to the parent's
 			 * acquire in xs_report_arrived(). */
 			xs_store_release(&w->bnode.report_seq, seq);
-			xs_park_notify(&rt->workers[xs_tree_parent(w->id)]->park);
+			xs_park_notify(&rt->workers[xs_tree_parent(w)]->park);
 			xs_worker_wait_until(w, xs_down_arrived, &rw);
 			/* Relaxed: xs_down_arrived() already acquired this
 			 * value (only the parent writes it, once per wave). */
 			release = xs_load_relaxed(&w->bnode.down) & XS_DOWN_RELEASE;
 		}
 		down = seq << 1 | (release ? XS_DOWN_RELEASE : 0);
-		for (uint32_t c = 2 * w->id + 1; c <= 2 * w->id + 2 && c < w->nworkers; c++) {
+		k = xs_tree_arity(w);
+		for (uint32_t c = k * w->id + 1; c <= k * w->id + k && c < w->nworkers; c++) {
 			struct xs_worker *cw = rt->workers[c];
 
 			/* Release: the decision (and, for a release, every

@@ -12,7 +12,8 @@
 
 /*
  * One node per worker. Workers form a binary tree: the parent of i is
- * (i - 1) / 2. The up line is written only by the node's worker (its report
+ * (i - 1) / 2 (flat, every parent 0, in a runtime of more workers than
+ * CPUs: barrier.c). The up line is written only by the node's worker (its report
  * to the parent), the down line only by the parent (wave starts and the
  * release), so each line has exactly one writer.
  */
