@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fib_lace.c - fib on xsched in Lace's shape (fib_lace.h): spawn
- * fib(n-1), call fib(n-2), join. The same typed task as fib.c; the join
- * of a child nobody stole is a direct call of fib_lace_task().
+ * fib(n-1), call fib(n-2), join. A typed task written as Lace writes it:
+ * XS_SPAWN(), XS_CALL() and XS_JOIN() pass the deque and its top along
+ * (xsched/task_typed.h) instead of looking up the worker at each of them;
+ * the join of a child nobody stole is a direct call of the body.
  */
 #include "spawn.h"
 #include "fib_lace.h"
@@ -11,9 +13,9 @@ XS_TASK_1(long, fib_lace_task, int, n)
 {
 	if (n < 2)
 		return n;
-	fib_lace_task_spawn(n - 1);
-	long y = fib_lace_task(n - 2);
-	long x = fib_lace_task_join();
+	XS_SPAWN(fib_lace_task, n - 1);
+	long y = XS_CALL(fib_lace_task, n - 2);
+	long x = XS_JOIN(fib_lace_task);
 
 	return x + y;
 }
