@@ -461,11 +461,13 @@ struct xs_frame *xs_task_typed_frame(void)
 	return &w->dq.frames[w->dq.top];
 }
 
-/* XS_DEBUG builds: a typed join met no child of its own kind. */
+/* XS_DEBUG builds: a typed join met no child of its own kind, or a
+ * Lace-shaped body's top (xs_top) is not the deque's. */
 void xs_task_typed_misuse(const char *name)
 {
-	fprintf(stderr, "libxsched: %s_join(): the running task's newest unjoined child is not "
-		"a %s_spawn() child\n", name, name);
+	fprintf(stderr, "libxsched: typed task %s: the running task's newest unjoined child is "
+		"not a %s spawn, or top moved behind XS_SPAWN()/XS_JOIN() (xsched/task_typed.h, "
+		"Rules)\n", name, name);
 	abort();
 }
 

@@ -30,3 +30,5 @@ BENCH(nqueens_manual)
 BENCH(floorplan_if0)
 BENCH(floorplan_final)
 BENCH(floorplan_manual)
+/* fib in Lace's shape (fib_lace.h): spawn one call, call the other. */
+BENCH(fib_lace)
