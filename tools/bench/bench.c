@@ -66,6 +66,8 @@ static void usage(FILE *f)
 "  --budget S        stop a cell's runs once they took S seconds (default 10)\n"
 "  --rounds K        OpenMP cells: K child processes of up to R runs each, the\n"
 "                    OpenMP runtimes taking turns (default 1, 1..100)\n"
+"  --warmup W        OpenMP cells: W untimed runs first in every child process\n"
+"                    (default 1, 0..100)\n"
 "  --timeout S       kill an OpenMP run after S seconds: cell \"timeout\" (default 60)\n"
 "  --n N             size of every selected program, or NAME=N[,NAME=N...]\n"
 "  --quick           small sizes, for a smoke run\n"
@@ -313,6 +315,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "budget", required_argument, NULL, 'b' },
 		{ "rounds", required_argument, NULL, 'k' },
+		{ "warmup", required_argument, NULL, 'W' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "n", required_argument, NULL, 'n' },
 		{ "quick", no_argument, NULL, 'q' },
@@ -345,6 +348,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 	o->repeat = 5;
 	o->budget = 10;
 	o->rounds = 1;
+	o->warmup = 1;
 	o->timeout = 60;
 	o->iters = 100000;
 	o->omp_path = default_omp_path();
@@ -378,6 +382,10 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			break;
 		case 'k':
 			if (bench_parse_long(PROG, "--rounds", optarg, 1, 100, &o->rounds))
+				return 2;
+			break;
+		case 'W':
+			if (bench_parse_long(PROG, "--warmup", optarg, 0, 100, &o->warmup))
 				return 2;
 			break;
 		case 'T':
