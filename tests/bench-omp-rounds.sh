@@ -5,8 +5,10 @@
 # --repeat runs each, the OpenMP runtimes taking turns.
 #
 #   an OpenMP cell reports K x R runs, serial still R; without --rounds a
-#   cell reports R; the children start in turns (libgomp, xgomp, libgomp,
-#   xgomp, per --progress); a bad --rounds is named, exit status 2.
+#   cell reports R; the children start in turns, round k at the k-th
+#   runtime (libgomp, xgomp, xgomp, libgomp, libgomp, xgomp, per
+#   --progress), so that no runtime always follows the same one; a bad
+#   --rounds is named, exit status 2.
 set -uo pipefail
 
 src=${XS_SRCDIR:-.}
@@ -36,8 +38,9 @@ result $((s == 0 && ok)) "--rounds 3 --repeat 2: OpenMP cells 6 runs, serial 2" 
 	"$(describe $s)" "$why" "$out"
 
 turns=$(grep -o 'fib n=[0-9]* [a-z]*gomp' <<<"$out" | awk '{print $3}' | paste -sd,)
-[[ $turns == libgomp,xgomp,libgomp,xgomp,libgomp,xgomp ]]
-result $((! $?)) "the runtimes' children take turns" "turns: $turns" "$out"
+[[ $turns == libgomp,xgomp,xgomp,libgomp,libgomp,xgomp ]]
+result $((! $?)) "the runtimes' children take turns, each round starting at the next runtime" \
+	"turns: $turns" "$out"
 
 out=$(timeout 300 "$bench" --quick --only fib --runtime xgomp --threads 1 \
 	--repeat 2 --budget 60 --json 2>&1)

@@ -66,6 +66,8 @@ static void usage(FILE *f)
 "  --budget S        stop a cell's runs once they took S seconds (default 10)\n"
 "  --rounds K        OpenMP cells: K child processes of up to R runs each, the\n"
 "                    OpenMP runtimes taking turns (default 1, 1..100)\n"
+"  --warmup W        OpenMP cells: W untimed runs first in every child process\n"
+"                    (default 1, 0..100)\n"
 "  --timeout S       kill an OpenMP run after S seconds: cell \"timeout\" (default 60)\n"
 "  --n N             size of every selected program, or NAME=N[,NAME=N...]\n"
 "  --quick           small sizes, for a smoke run\n"
@@ -313,6 +315,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "budget", required_argument, NULL, 'b' },
 		{ "rounds", required_argument, NULL, 'k' },
+		{ "warmup", required_argument, NULL, 'W' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "n", required_argument, NULL, 'n' },
 		{ "quick", no_argument, NULL, 'q' },
@@ -345,6 +348,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 	o->repeat = 5;
 	o->budget = 10;
 	o->rounds = 1;
+	o->warmup = 1;
 	o->timeout = 60;
 	o->iters = 100000;
 	o->omp_path = default_omp_path();
@@ -378,6 +382,10 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			break;
 		case 'k':
 			if (bench_parse_long(PROG, "--rounds", optarg, 1, 100, &o->rounds))
+				return 2;
+			break;
+		case 'W':
+			if (bench_parse_long(PROG, "--warmup", optarg, 0, 100, &o->warmup))
 				return 2;
 			break;
 		case 'T':
@@ -588,18 +596,23 @@ static const struct cell *find_t1(const struct cell *cells, int ncells,
 
 /*
  * --rounds K: the cells of every OpenMP runtime and thread count at once,
- * each a child process per round, the runtimes taking turns (libgomp 1T,
- * 2T, libomp 1T, 2T, xgomp 1T, 2T, libgomp 1T, ...), so that a slow spell
- * of the machine, or the luck of one process (where the allocator and the
- * loader put things), falls on each runtime alike rather than on whichever
- * ran then - as xsched's strategies take turns run by run (xsched.c).
+ * each a child process per round, the runtimes taking turns, so that a
+ * slow spell of the machine, or the luck of one process (where the
+ * allocator and the loader put things), falls on each runtime alike
+ * rather than on whichever ran then - as xsched's strategies take turns
+ * run by run (xsched.c). A round goes thread count by thread count, and
+ * round k starts at the k-th runtime (libgomp 1T, libomp 1T, xgomp 1T,
+ * libgomp 2T, ..., then libomp 1T, xgomp 1T, libgomp 1T, ...): a child
+ * runs slower right after a heavy one (after libomp's spinning 2-thread
+ * children every runtime's 1-thread fft was about 1.5x slower in median
+ * on the shared dev VM), so no runtime may always follow the same one.
  * The cells are reported in the usual order. Returns the errors.
  */
 static int run_omp_rounds(const struct options *o, struct program_run *x,
 			  struct cell *cells, int *ncells, const struct cell *serial)
 {
 	struct cell *first = &cells[*ncells];
-	int n = 0, errors = 0;
+	int n = 0, nrt = 0, errors = 0;
 
 	for (int r = 1; r < nruntimes; r++) {
 		if (!(o->runtimes & (1u << r)) || !rt_is_omp(&runtimes[r]))
@@ -607,15 +620,21 @@ static int run_omp_rounds(const struct options *o, struct program_run *x,
 		for (int t = 0; t < o->nthreads; t++, n++)
 			cell_init(&first[n], &runtimes[r], x, o->threads[t],
 				  o->repeat * o->rounds);
+		nrt++;
 	}
 	*ncells += n;
 	for (long k = 0; k < o->rounds; k++) {
-		for (int i = 0; i < n; i++) {
-			if (first[i].status != CELL_OK)
-				continue;	/* failed or skipped: once is enough */
-			progress_begin(x, first[i].rt, first[i].threads);
-			first[i].rt->measure(&first[i], x, o);
-			progress_end();
+		for (int t = 0; t < o->nthreads; t++) {
+			for (int j = 0; j < nrt; j++) {
+				/* runtime (k + j) mod nrt, thread count t */
+				struct cell *c = &first[(int)((k + j) % nrt) * o->nthreads + t];
+
+				if (c->status != CELL_OK)
+					continue;	/* failed or skipped: once is enough */
+				progress_begin(x, c->rt, c->threads);
+				c->rt->measure(c, x, o);
+				progress_end();
+			}
 		}
 	}
 	for (int i = 0; i < n; i++) {

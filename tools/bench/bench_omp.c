@@ -10,7 +10,10 @@
  *    "checksum":"00000000005c6a55","lib":"/usr/lib/.../libgomp.so.1"}
  *
  * with "nodes":N after the checksum for a program that counts the search
- * nodes it explored (bench_problem.nodes).
+ * nodes it explored (bench_problem.nodes). With --warmup W, W untimed
+ * runs come first, each with "warmup":k in place of "rep":k: the parent
+ * checks their checksums and restarts its --timeout clock at each line,
+ * but records no time.
  *
  * "lib" is the library that GOMP_parallel was bound to, so the parent can
  * check that a preload took effect; when any other GOMP_* or omp_* import
@@ -102,6 +105,29 @@ static int run_micro(const char *name, long threads, long iters, long repeat,
 	return 0;
 }
 
+/* One run of @b, reset first, and its line, numbered @k under @key ("rep"
+ * or "warmup"). Returns its time in seconds. */
+static double run_once(const struct bench_omp *b, void *st, long threads, long n,
+		       const char *key, long k, const char *lib, const char *stray)
+{
+	const struct bench_problem *pb = b->problem;
+	double t0, t;
+
+	if (pb->reset)
+		pb->reset(st);
+	t0 = bench_now();
+	b->omp(st);
+	t = bench_now() - t0;
+	printf("{\"bench\":\"%s\",\"threads\":%ld,\"n\":%ld,\"%s\":%ld,"
+	       "\"time_s\":%.9f,\"checksum\":\"%016llx\"",
+	       pb->name, threads, n, key, k, t,
+	       (unsigned long long)pb->checksum(st));
+	if (pb->nodes)
+		printf(",\"nodes\":%llu", (unsigned long long)pb->nodes(st));
+	print_libs(lib, stray);
+	return t;
+}
+
 static int team_size(void)
 {
 	int n = 0;
@@ -116,6 +142,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " --only NAME [--n N] [--threads P] [--repeat R] [--budget S]\n"
+		"       " PROG "        [--warmup W]\n"
 		"       " PROG " --only NAME --corun [--n N] [--threads P]\n"
 		"       " PROG " --micro OP [--iters K] [--threads P] [--repeat R] [--budget S]\n"
 		"       " PROG " --list | --help | --version\n"
@@ -132,6 +159,7 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "budget", required_argument, NULL, 'b' },
+		{ "warmup", required_argument, NULL, 'w' },
 		{ "micro", required_argument, NULL, 'm' },
 		{ "iters", required_argument, NULL, 'i' },
 		{ "list", no_argument, NULL, 'l' },
@@ -143,7 +171,7 @@ int main(int argc, char **argv)
 	const struct bench_omp *b = NULL;
 	const struct bench_problem *pb;
 	const char *only = NULL, *n_arg = NULL, *micro = NULL;
-	long n, threads = 1, repeat = 5, budget = 10, iters = 100000;
+	long n, threads = 1, repeat = 5, budget = 10, iters = 100000, warmup = 0;
 	double spent = 0;
 	bool corun = false;
 	char stray[512];
@@ -169,6 +197,10 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			if (bench_parse_long(PROG, "--budget", optarg, 0, 86400, &budget))
+				return 2;
+			break;
+		case 'w':
+			if (bench_parse_long(PROG, "--warmup", optarg, 0, 100, &warmup))
 				return 2;
 			break;
 		case 'm':
@@ -252,24 +284,15 @@ int main(int argc, char **argv)
 		pb->teardown(st);
 		return 0;
 	}
-	for (long rep = 0; rep < repeat && (rep == 0 || spent < budget); rep++) {
-		double t0, t;
-
-		if (pb->reset)
-			pb->reset(st);
-		t0 = bench_now();
-		b->omp(st);
-		t = bench_now() - t0;
-		spent += t;
-		printf("{\"bench\":\"%s\",\"threads\":%ld,\"n\":%ld,\"rep\":%ld,"
-		       "\"time_s\":%.9f,\"checksum\":\"%016llx\"",
-		       pb->name, threads, n, rep, t,
-		       (unsigned long long)pb->checksum(st));
-		if (pb->nodes)
-			printf(",\"nodes\":%llu",
-			       (unsigned long long)pb->nodes(st));
-		print_libs(lib, stray);
-	}
+	/* Untimed runs first (--warmup): what only a process's first runs pay
+	 * - the heap growing to its size while glibc's mmap and trim
+	 * thresholds settle (strassen), first touches - is not the runtime's
+	 * steady state, and how much of it there is depends on the rest of
+	 * the process. */
+	for (long k = 0; k < warmup; k++)
+		run_once(b, st, threads, n, "warmup", k, lib, stray);
+	for (long rep = 0; rep < repeat && (rep == 0 || spent < budget); rep++)
+		spent += run_once(b, st, threads, n, "rep", rep, lib, stray);
 	pb->teardown(st);
 	return 0;
 }

@@ -36,6 +36,8 @@ struct options {
 	 * taking turns (libgomp, libomp, xgomp, libgomp, ...); each makes
 	 * up to repeat runs within budget */
 	long rounds;
+	/* --warmup: untimed runs at the start of every OpenMP child */
+	long warmup;
 	double budget;			/* seconds per cell after which to stop */
 	double timeout;			/* seconds an OpenMP run may take */
 	bool json;

@@ -465,7 +465,8 @@ void omp_call_run(struct omp_call *call)
 		child_status(call, status, timed_out);
 }
 
-/* A result line of a program: {"time_s":..,"checksum":"..",...}. */
+/* A result line of a program: {"time_s":..,"checksum":"..",...}; a
+ * warm-up run's ("warmup":k) is checked, not recorded. */
 static void program_line(struct omp_call *call, const char *line, bool *stop)
 {
 	struct cell *c = (struct cell *)call->ctx;
@@ -481,6 +482,15 @@ static void program_line(struct omp_call *call, const char *line, bool *stop)
 	sum = strtoull(s + 1, &send, 16);
 	if (tend == t || *send != '"')
 		goto bad;
+	if (json_value(line, "warmup")) {
+		if (call->prog->have_ref && sum != call->prog->ref) {
+			cell_fail(c, CELL_ERROR,
+				  "wrong result in a warm-up run: checksum %016llx, serial %016llx",
+				  (unsigned long long)sum, (unsigned long long)call->prog->ref);
+			*stop = true;
+		}
+		return;
+	}
 	if (call->prog->b->problem->nodes) {
 		const char *nd = json_value(line, "nodes");
 
@@ -503,11 +513,11 @@ bad:
 static void measure_omp(struct cell *c, struct program_run *x,
 			const struct options *o, const char *runtime)
 {
-	char n[32], threads[16], repeat[16], budget[32];
+	char n[32], threads[16], repeat[16], budget[32], warmup[16];
 	char *args[] = {
 		(char *)"--only", (char *)x->b->problem->name, (char *)"--n", n,
 		(char *)"--threads", threads, (char *)"--repeat", repeat,
-		(char *)"--budget", budget, NULL,
+		(char *)"--budget", budget, (char *)"--warmup", warmup, NULL,
 	};
 	struct omp_call call = {
 		.o = o, .runtime = runtime, .args = args, .line = program_line,
@@ -518,6 +528,7 @@ static void measure_omp(struct cell *c, struct program_run *x,
 	snprintf(threads, sizeof(threads), "%d", c->threads);
 	snprintf(repeat, sizeof(repeat), "%ld", o->repeat);
 	snprintf(budget, sizeof(budget), "%.0f", o->budget);
+	snprintf(warmup, sizeof(warmup), "%ld", o->warmup);
 	c->child_base = c->reps;	/* a fresh child: its own repeat, budget */
 	omp_call_run(&call);
 	snprintf(c->lib, sizeof(c->lib), "%s", call.lib);
