@@ -135,6 +135,15 @@ int xs_aff_hgraph_write(const char *path, const struct xs_aff_hgraph *h);
 int xs_aff_hgraph_read(const char *path, struct xs_aff_hgraph *h);
 int xs_affinity_map_write(const char *path, const struct xs_affinity_map *m);
 int xs_affinity_map_read(const char *path, struct xs_affinity_map *m);
+/* The readers' parsers: the file image @data of @len bytes, named @path in
+ * messages (the fuzz target feeds them from memory). */
+int xs_aff_hgraph_parse(const char *path, const void *data, size_t len,
+			struct xs_aff_hgraph *h);
+int xs_affinity_map_parse(const char *path, const void *data, size_t len,
+			  struct xs_affinity_map *m);
+/* Store in a file image of either kind the checksum its bytes give, as a
+ * writer would (for forged files: tests, the fuzz target). */
+void xs_aff_file_seal(void *image, size_t len);
 
 /* Whether @m fits a loop of @n iterations on machine @mach: 0, or
  * -ESTALE with the reason (naming @path) on stderr. */

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -148,6 +149,31 @@ static int xs_bad(const char *path, const char *what)
 	return -EINVAL;
 }
 
+/* Both headers keep their checksum word at the same place. */
+#define XS_AFF_CK_OFF 16
+_Static_assert(offsetof(struct xs_aff_ghdr, checksum) == XS_AFF_CK_OFF, "graph checksum");
+_Static_assert(offsetof(struct xs_aff_shdr, checksum) == XS_AFF_CK_OFF, "schedule checksum");
+
+/* The checksum of a file image of @len >= @ck_off + 8 bytes: FNV-1a over
+ * every byte, the checksum word read as zero. */
+static uint64_t xs_file_checksum(const unsigned char *buf, size_t len, size_t ck_off)
+{
+	uint64_t h = xs_fnv(XS_FNV_INIT, buf, ck_off);
+
+	h = xs_fnv(h, "\0\0\0\0\0\0\0\0", 8);
+	return xs_fnv(h, buf + ck_off + 8, len - ck_off - 8);
+}
+
+void xs_aff_file_seal(void *image, size_t len)
+{
+	uint64_t ck;
+
+	if (len < XS_AFF_CK_OFF + 8)
+		return;
+	ck = xs_file_checksum(image, len, XS_AFF_CK_OFF);
+	memcpy((unsigned char *)image + XS_AFF_CK_OFF, &ck, 8);
+}
+
 /* Magic, version, header size, checksum of a file of @len bytes. */
 static int xs_check_header(const char *path, const unsigned char *buf, size_t len,
 			   const char *magic, const char *other, const char *kind,
@@ -179,9 +205,7 @@ static int xs_check_header(const char *path, const unsigned char *buf, size_t le
 		return xs_bad(path, msg);
 	}
 	memcpy(&ck, buf + ck_off, 8);
-	want = xs_fnv(XS_FNV_INIT, buf, ck_off);
-	want = xs_fnv(want, "\0\0\0\0\0\0\0\0", 8);
-	want = xs_fnv(want, buf + ck_off + 8, len - ck_off - 8);
+	want = xs_file_checksum(buf, len, ck_off);
 	if (ck != want) {
 		snprintf(msg, sizeof(msg), "corrupt: checksum %016llx, contents give %016llx",
 			 (unsigned long long)ck, (unsigned long long)want);
@@ -222,17 +246,15 @@ int xs_aff_hgraph_write(const char *path, const struct xs_aff_hgraph *h)
 	return xs_write_parts(path, parts, 4);
 }
 
-int xs_aff_hgraph_read(const char *path, struct xs_aff_hgraph *h)
+int xs_aff_hgraph_parse(const char *path, const void *data, size_t len,
+			struct xs_aff_hgraph *h)
 {
+	const unsigned char *buf = data;
 	struct xs_aff_ghdr hd;
-	unsigned char *buf;
-	size_t len, want;
+	size_t want;
 	int ret;
 
 	memset(h, 0, sizeof(*h));
-	ret = xs_read_all(path, &buf, &len);
-	if (ret)
-		return ret;
 	ret = xs_check_header(path, buf, len, xs_graph_magic, xs_sched_magic, "graph",
 			      "schedule", sizeof(hd), offsetof(struct xs_aff_ghdr, checksum));
 	if (ret)
@@ -290,11 +312,26 @@ int xs_aff_hgraph_read(const char *path, struct xs_aff_hgraph *h)
 	}
 	ret = 0;
 out:
-	free(buf);
 	if (ret)
 		xs_aff_hgraph_free(h);
 	return ret;
 }
+
+int xs_aff_hgraph_read(const char *path, struct xs_aff_hgraph *h)
+{
+	unsigned char *buf;
+	size_t len;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	ret = xs_read_all(path, &buf, &len);
+	if (ret)
+		return ret;
+	ret = xs_aff_hgraph_parse(path, buf, len, h);
+	free(buf);
+	return ret;
+}
+
 
 /* ---------------------------------------------------------------- */
 /* Schedules */
@@ -376,18 +413,15 @@ int xs_affinity_map_write(const char *path, const struct xs_affinity_map *m)
 	return xs_write_parts(path, parts, 3);
 }
 
-int xs_affinity_map_read(const char *path, struct xs_affinity_map *m)
+int xs_affinity_map_parse(const char *path, const void *data, size_t len,
+			  struct xs_affinity_map *m)
 {
+	const unsigned char *buf = data;
 	struct xs_aff_shdr hd;
-	unsigned char *buf;
 	char why[160], msg[256];
-	size_t len;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	ret = xs_read_all(path, &buf, &len);
-	if (ret)
-		return ret;
 	ret = xs_check_header(path, buf, len, xs_sched_magic, xs_graph_magic, "schedule",
 			      "graph (plan it: xsched-affinity plan GRAPH -o SCHEDULE)", sizeof(hd),
 			      offsetof(struct xs_aff_shdr, checksum));
@@ -423,11 +457,26 @@ int xs_affinity_map_read(const char *path, struct xs_affinity_map *m)
 	if (!ret)
 		xs_affinity_map_classify(m);
 out:
-	free(buf);
 	if (ret)
 		xs_affinity_map_free(m);
 	return ret;
 }
+
+int xs_affinity_map_read(const char *path, struct xs_affinity_map *m)
+{
+	unsigned char *buf;
+	size_t len;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = xs_read_all(path, &buf, &len);
+	if (ret)
+		return ret;
+	ret = xs_affinity_map_parse(path, buf, len, m);
+	free(buf);
+	return ret;
+}
+
 
 /* ---------------------------------------------------------------- */
 /* Machines */

@@ -15,7 +15,8 @@
 # fuzz-targets: tests/fuzz/NAME.c each; fuzz-NAME-y: the objects (paths from
 # the top of the tree) it needs beyond libxsched.a; fuzz-NAME-ldlibs.
 
-fuzz-targets := daemon-request daemon-state top-pages trace-json mtx options omp-env topology
+fuzz-targets := daemon-request daemon-state top-pages trace-json mtx options omp-env topology \
+	affinity-files
 
 fuzz-daemon-request-y := daemon/request.o
 fuzz-top-pages-y := $(addprefix tools/xsched-top/,pages.o daemon.o snap.o text.o)

@@ -18,7 +18,7 @@ b=${1:-build}
 c=tests/fuzz/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$c"/{daemon-request,daemon-state,top-pages,trace-json,mtx,options,omp-env,topology}
+mkdir -p "$c"/{daemon-request,daemon-state,top-pages,trace-json,mtx,options,omp-env,topology,affinity-files}
 
 # daemon-request: HELLO, REGISTER and UNREGISTER of two tids, as sent.
 python3 - "$c/daemon-request" <<'PY'
@@ -84,3 +84,43 @@ rec cpu/online cpu/possible node/online >"$c/topology/lists"
 rec node/node0/distance node/node1/distance node/node0/cpulist >"$c/topology/nodes"
 rec cpu/cpu0/topology/core_id cpu/cpu0/topology/thread_siblings_list \
 	cpu/cpu0/topology/physical_package_id >"$c/topology/cpu0"
+
+# affinity-files: a graph xsched-affinity recorded from a small loop (256
+# iterations reading a shared table) and the schedules it planned for 2
+# workers here and 4 on 2s2n4c, behind the target's flags byte (bit 0:
+# schedule; bit 1: seal) and a DenseRatio byte.
+cat >"$tmp/aff.c" <<'EOF'
+#include <stdint.h>
+#include <sys/mman.h>
+#include <xsched.h>
+static double *x, *y;
+static void body(void *arg, int64_t first, uint64_t count)
+{
+	(void)arg;
+	for (int64_t i = first; i < first + (int64_t)count; i++)
+		y[i] = x[(i * 7) % 512] + x[(i * 7 + 1) % 512];
+}
+int main(void)
+{
+	struct xs_runtime *rt;
+
+	x = mmap(NULL, 512 * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	y = mmap(NULL, 256 * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	xs_affinity_region_add(x, 512 * 8);
+	xs_affinity_region_add(y, 256 * 8);
+	rt = xs_runtime_create(0);
+	if (!rt || xs_parallel_for(rt, 0, 256, 1, NULL, body, NULL))
+		return 1;
+	xs_runtime_destroy(rt);
+	return 0;
+}
+EOF
+gcc -O1 -Iinclude "$tmp/aff.c" "$b/libxsched.a" -lnuma -pthread -o "$tmp/aff"
+XSCHED_WORKERS=2 "$b/xsched-affinity" record -o "$tmp/graph" -- "$tmp/aff" >/dev/null
+XSCHED_WORKERS=2 "$b/xsched-affinity" plan "$tmp/graph" -o "$tmp/s2" --force >/dev/null
+XSCHED_SYSFS_ROOT=$PWD/tests/machines/2s2n4c XSCHED_WORKERS=4 \
+	"$b/xsched-affinity" plan "$tmp/graph" -o "$tmp/s4" --force >/dev/null
+{ printf '\x00\xe5'; cat "$tmp/graph"; } >"$c/affinity-files/graph"
+{ printf '\x02\x40'; cat "$tmp/graph"; } >"$c/affinity-files/graph-sealed"
+{ printf '\x01\x00'; cat "$tmp/s2"; } >"$c/affinity-files/schedule-2"
+{ printf '\x03\x00'; cat "$tmp/s4"; } >"$c/affinity-files/schedule-2s2n4c-4"
