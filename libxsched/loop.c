@@ -196,6 +196,7 @@ void xs_loop_disp_claim_all(struct xs_loop_disp *d, struct xs_loop_slot *slots)
 		d->nd = 0;
 		break;
 	case XS_LOOP_HYBRID:
+	case XS_LOOP_AFFINITY: /* the planned parts' static and dynamic tasks */
 		break;
 	default: /* dynamic, guided: nothing private */
 		return;
@@ -639,8 +640,8 @@ static void xs_for_worker(void *p)
  *
  * Tasks spawned by loop bodies are joined by the worker that spawned them
  * before its exit (its implicit task, as in a job), so they are complete
- * when the caller returns. The affinity schedule (recording, trials,
- * replay) keeps the job and its barrier.
+ * when the caller returns. Only the affinity recording keeps a job of
+ * its own (xs_affinity_record_loop()); trials and replays are elastic.
  */
 static void xs_for_part(struct xs_worker *w, struct xs_for_job *j)
 {
@@ -745,37 +746,32 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 		}
 		t0 = tried ? xs_affinity_trial_now() : 0;
 	}
-	if (!tried) {
-		/* Elastic (above): one set of claim words per runtime, reused
-		 * by every loop (the caller waits until nobody uses them). */
-		if (!rt->loop_slots)
-			rt->loop_slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
-		if (!rt->loop_slots)
-			return -ENOMEM;
-		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, rt->loop_slots,
-				  xs_load_acquire(&rt->victims));
-		xs_loop_disp_claim_all(&j->disp, rt->loop_slots);
-		return xs_for_elastic(rt, j);
-	}
-	if (s.kind == XS_LOOP_HYBRID || amap) {
-		slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
-		if (!slots)
-			return -ENOMEM;
-	}
-	/* Acquire pairs with the release that published the view; it stays
-	 * valid for the job (daemon_client.h frees replaced views only two
+	/* Elastic (above): one set of claim words per runtime, reused by
+	 * every loop (the caller waits until nobody uses them). A replayed
+	 * schedule too: a worker that comes runs its planned part from the
+	 * front of its claim word; one that does not come (parked, switched
+	 * out) strands nothing, so the trial times the schedule against
+	 * static and hybrid on equal terms, and a loop of microseconds does
+	 * not wait for a worker's wake-up (a job did: 4-13x static). Acquire
+	 * on the view pairs with the release that published it; it stays
+	 * valid for the loop (daemon_client.h frees replaced views only two
 	 * job boundaries later). */
+	if (!rt->loop_slots)
+		rt->loop_slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
+	slots = rt->loop_slots;
+	if (!slots)
+		return -ENOMEM;
 	if (amap)
 		xs_loop_disp_init_affinity(&j->disp, n, rt->nworkers, &s, slots,
 					   xs_load_acquire(&rt->victims), amap);
 	else
 		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
 				  xs_load_acquire(&rt->victims));
-	ret = xs_runtime_parallel(rt, xs_for_worker, j);
+	xs_loop_disp_claim_all(&j->disp, slots);
+	ret = xs_for_elastic(rt, j);
 	if (tried && ret >= 0)
 		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,
 				       xs_affinity_trial_now() - t0, rt->opt.verbose);
-	free(slots);
 	return ret;
 }
 
