@@ -76,19 +76,25 @@ static inline int fib_verify(const void *p, char *why, int len)
 	return -EINVAL;
 }
 
-/* Two spawns per call with n >= 2: s(n) = 2 + s(n-1) + s(n-2), s(0..1) = 0. */
-static inline uint64_t fib_tasks(const void *p)
+/* The spawns of fib(n) with @per_call spawns in every call with n >= 2:
+ * s(n) = per_call + s(n-1) + s(n-2), s(0..1) = 0. */
+static inline uint64_t fib_spawn_count(int n, uint64_t per_call)
 {
-	int n = ((const struct fib_state *)p)->n;
 	uint64_t a = 0, b = 0;	/* s(i-1), s(i) */
 
 	for (int i = 1; i < n; i++) {
-		uint64_t t = 2 + a + b;
+		uint64_t t = per_call + a + b;
 
 		a = b;
 		b = t;
 	}
 	return b;
+}
+
+/* BOTS: both calls spawned. */
+static inline uint64_t fib_tasks(const void *p)
+{
+	return fib_spawn_count(((const struct fib_state *)p)->n, 2);
 }
 
 #ifndef __cplusplus

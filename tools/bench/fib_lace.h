@@ -14,20 +14,11 @@
 
 BENCH_C_LINKAGE void fib_lace_tbb(void *st);
 
-/* One spawn per call with n >= 2: s(n) = 1 + s(n-1) + s(n-2),
- * s(0..1) = 0, i.e. fib(n+1) - 1: 14,930,351 at n = 35. */
+/* One spawn per call with n >= 2 (fib.h's fib_spawn_count()), i.e.
+ * fib(n+1) - 1: 14,930,351 at n = 35. */
 static inline uint64_t fib_lace_tasks(const void *p)
 {
-	int n = ((const struct fib_state *)p)->n;
-	uint64_t a = 0, b = 0;	/* s(i-1), s(i) */
-
-	for (int i = 1; i < n; i++) {
-		uint64_t t = 1 + a + b;
-
-		a = b;
-		b = t;
-	}
-	return b;
+	return fib_spawn_count(((const struct fib_state *)p)->n, 1);
 }
 
 #ifndef __cplusplus
