@@ -11,6 +11,7 @@
  *   affinity_graph.c   hypergraph -> weighted graph under DenseRatio
  *   affinity_file.c    the graph and schedule files; the replayed schedule
  *   affinity_trial.c   the replay times its schedule against hybrid and static
+ *   affinity_choice.c  what an affinity loop runs, kept per runtime once settled
  *   affinity_plan.c    METIS partitioning along the topology (not in the
  *                      library: only xsched-affinity and xsched-bench link
  *                      -lmetis)
@@ -172,7 +173,9 @@ enum xs_aff_trial_kind {
 
 /*
  * The trial (affinity_trial.c): what the next loop of @n iterations runs
- * (enum xs_aff_trial_kind). The kinds take turns in blocks of two loops,
+ * (enum xs_aff_trial_kind; *@settled, if not NULL: true when it is the
+ * kept kind, or @trials is 0, so the answer will not change until a reset
+ * or an eviction moves the epoch). The kinds take turns in blocks of two loops,
  * the schedule first: a warm-up loop, then a timed one; after @trials
  * blocks of each kind the kind with the lowest median over the rounds of
  * its timed loop over static's is kept (static: 1; ties keep the schedule,
@@ -184,12 +187,43 @@ enum xs_aff_trial_kind {
  * xs_affinity_trial_reset() forgets every verdict (a new schedule at the
  * same address: benchmarks, tests).
  */
-int xs_affinity_trial_pick(const struct xs_affinity_map *m, uint64_t n, uint32_t trials);
+int xs_affinity_trial_pick(const struct xs_affinity_map *m, uint64_t n, uint32_t trials,
+			   bool *settled);
 void xs_affinity_trial_done(const struct xs_affinity_map *m, uint64_t n, uint32_t trials,
 			    int picked, double seconds, bool verbose);
 int xs_affinity_trial_verdict(const struct xs_affinity_map *m, uint64_t n);
 void xs_affinity_trial_reset(void);
 double xs_affinity_trial_now(void);
+
+/*
+ * The choice (affinity_choice.c): what an XS_LOOP_AFFINITY loop of @n
+ * iterations on @rt runs. @map: the schedule to replay (NULL: none, run
+ * @kind); @tried: the schedule whose trial this loop is part of, so the
+ * caller times the loop and hands the time to xs_affinity_trial_done()
+ * (NULL: nothing to time). Once the lookup and the trial are settled for
+ * (@rt, @n), the answer is remembered in @rt (the thread that runs a loop
+ * on @rt is the only one that reads or writes it) and repeated without a
+ * lock or a clock read, until xs_affinity_epoch_bump() says that a
+ * schedule or a verdict changed.
+ */
+struct xs_aff_choice {
+	const struct xs_affinity_map *map;
+	const struct xs_affinity_map *tried;
+	int kind; /* enum xs_aff_trial_kind */
+};
+
+#define XS_AFF_MEMO_SLOTS 4
+
+struct xs_aff_memo {
+	uint64_t epoch; /* 0: empty */
+	uint64_t n;
+	int64_t trials;
+	const struct xs_affinity_map *map;
+	int kind;
+};
+
+void xs_affinity_choose(struct xs_runtime *rt, uint64_t n, struct xs_aff_choice *c);
+void xs_affinity_epoch_bump(void);
 
 /* ---------------------------------------------------------------- */
 /* Recording */

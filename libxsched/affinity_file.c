@@ -617,6 +617,7 @@ void xs_affinity_override(const struct xs_affinity_map *m)
 {
 	pthread_mutex_lock(&xs_replay_lock);
 	xs_replay_override = m;
+	xs_affinity_epoch_bump();
 	pthread_mutex_unlock(&xs_replay_lock);
 }
 
@@ -642,6 +643,7 @@ const struct xs_affinity_map *xs_affinity_lookup(struct xs_runtime *rt, uint64_t
 			snprintf(xs_replay_path, sizeof(xs_replay_path), "%s", path);
 			xs_replay_ok = xs_affinity_map_read(path, &xs_replay_map) == 0;
 			xs_replay_loaded = true;
+			xs_affinity_epoch_bump();
 			if (!xs_replay_ok)
 				fprintf(stderr, "xsched: affinity: XSCHED_AFFINITY_FILE=%s rejected; "
 					"affinity loops run hybrid\n", path);

@@ -35,8 +35,10 @@
  * without; for loops of a few microseconds (SpMV of a 30 x 30 matrix) that
  * made it 1.4-2.9x static's time (medians, on the loaded machine).
  *
- * State: a few slots, one per (schedule, trip count), under a mutex (a
- * loop start already costs a job hand-off; this is two lock round trips).
+ * State: a few slots, one per (schedule, trip count), under a mutex: two
+ * lock round trips and two clock reads per loop while trying. A kept kind
+ * is remembered by the runtime (affinity_choice.c), so a settled loop pays
+ * none of them; evicting or forgetting a kept verdict moves the epoch.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -89,6 +91,9 @@ static struct xs_trial *xs_trial_slot(const struct xs_affinity_map *m, uint64_t 
 		if (xs_trials[i].age < t->age)
 			t = &xs_trials[i];
 	}
+	/* An evicted verdict may be remembered by a runtime's choice. */
+	if (t->m && t->verdict >= 0)
+		xs_affinity_epoch_bump();
 	memset(t, 0, sizeof(*t));
 	t->m = m;
 	t->n = n;
@@ -127,16 +132,21 @@ static int xs_trial_turn(const struct xs_trial *t)
 	return turn[t->step / XS_TRIAL_BLOCK % XS_AFF_NKINDS];
 }
 
-int xs_affinity_trial_pick(const struct xs_affinity_map *m, uint64_t n, uint32_t trials)
+int xs_affinity_trial_pick(const struct xs_affinity_map *m, uint64_t n, uint32_t trials,
+			   bool *settled)
 {
 	struct xs_trial *t;
 	int pick;
 
+	if (settled)
+		*settled = !trials;
 	if (!trials)
 		return XS_AFF_RUN_SCHEDULE;
 	pthread_mutex_lock(&xs_trial_lock);
 	t = xs_trial_slot(m, n);
 	pick = t->verdict >= 0 ? t->verdict : xs_trial_turn(t);
+	if (settled)
+		*settled = t->verdict >= 0;
 	pthread_mutex_unlock(&xs_trial_lock);
 	return pick;
 }
@@ -199,5 +209,6 @@ void xs_affinity_trial_reset(void)
 {
 	pthread_mutex_lock(&xs_trial_lock);
 	memset(xs_trials, 0, sizeof(xs_trials));
+	xs_affinity_epoch_bump();
 	pthread_mutex_unlock(&xs_trial_lock);
 }

@@ -728,19 +728,19 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 	if (!n)
 		return 0;
 	if (s.kind == XS_LOOP_AFFINITY) {
+		struct xs_aff_choice c;
+
 		/* Recorded (once per process, XSCHED_AFFINITY_RECORD), or
-		 * replayed when the schedule fits, else hybrid. */
+		 * replayed when the schedule fits, else hybrid; timed while
+		 * its trial lasts (affinity_choice.c). */
 		ret = xs_affinity_record_loop(rt, n, xs_for_record_chunk, j);
 		if (ret)
 			return ret < 0 ? ret : 0;
-		amap = xs_affinity_lookup(rt, n, rt->nworkers);
-		if (!amap)
-			s.kind = XS_LOOP_HYBRID;
-		tried = amap;
-		picked = amap ? xs_affinity_trial_pick(amap, n, (uint32_t)rt->opt.affinity_trial)
-			      : XS_AFF_RUN_SCHEDULE;
-		if (picked != XS_AFF_RUN_SCHEDULE) {
-			amap = NULL;
+		xs_affinity_choose(rt, n, &c);
+		amap = c.map;
+		tried = c.tried;
+		picked = c.kind;
+		if (!amap) {
 			s.kind = picked == XS_AFF_RUN_STATIC ? XS_LOOP_STATIC : XS_LOOP_HYBRID;
 			s.chunk = picked == XS_AFF_RUN_STATIC ? 0 : s.chunk;
 		}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "xsched.h"
+#include "affinity.h"
 #include "atomics.h"
 #include "barrier.h"
 #include "deque.h"
@@ -158,6 +159,10 @@ struct xs_runtime {
 	void *loop_job;
 	struct xs_loop_slot *loop_slots; /* nworkers claim words, lazily */
 	xs_cache_aligned _Atomic uint32_t loop_inside;
+	/* Settled answers of affinity loops (affinity_choice.c): read and
+	 * written only by the thread running a loop on this runtime. */
+	struct xs_aff_memo aff_memo[XS_AFF_MEMO_SLOTS];
+	uint32_t aff_memo_next;
 };
 
 /* xs_self (declared in xsched/task_inline.h, exported for the inline

@@ -38,7 +38,7 @@ static void run_trial_warm(struct __test_metadata *_metadata, const struct xs_af
 	static const int turn[3] = { SCHED, HYB, STAT };
 
 	for (uint32_t i = 0; i < 6 * trials; i++) {
-		int pick = xs_affinity_trial_pick(m, N, trials);
+		int pick = xs_affinity_trial_pick(m, N, trials, NULL);
 
 		ASSERT_EQ(turn[i / 2 % 3], pick) TH_LOG("loop %u", i);
 		ASSERT_EQ(-1, xs_affinity_trial_verdict(m, N));
@@ -61,9 +61,9 @@ TEST(slower_schedule_gives_way_to_hybrid)
 	xs_affinity_trial_reset();
 	run_trial(_metadata, &m, 3, 2.0, 1.0, 1.5);
 	for (int i = 0; i < 10; i++)
-		EXPECT_EQ(HYB, xs_affinity_trial_pick(&m, N, 3));
+		EXPECT_EQ(HYB, xs_affinity_trial_pick(&m, N, 3, NULL));
 	/* Another trip count is another trial. */
-	EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N + 1, 3));
+	EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N + 1, 3, NULL));
 }
 
 TEST(static_kept_where_fastest)
@@ -73,7 +73,7 @@ TEST(static_kept_where_fastest)
 	xs_affinity_trial_reset();
 	run_trial(_metadata, &m, 2, 2.0, 3.0, 1.0);
 	for (int i = 0; i < 10; i++)
-		EXPECT_EQ(STAT, xs_affinity_trial_pick(&m, N, 2));
+		EXPECT_EQ(STAT, xs_affinity_trial_pick(&m, N, 2, NULL));
 }
 
 TEST(faster_schedule_is_kept)
@@ -83,7 +83,7 @@ TEST(faster_schedule_is_kept)
 	xs_affinity_trial_reset();
 	run_trial(_metadata, &m, 2, 1.0, 2.0, 2.0);
 	for (int i = 0; i < 10; i++)
-		EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 2));
+		EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 2, NULL));
 }
 
 /* Round by round: static had one lucky round (0.5 s against the
@@ -98,13 +98,13 @@ TEST(median_ratio_decides_not_one_lucky_round)
 	xs_affinity_trial_reset();
 	for (int i = 0; i < 3; i++)
 		for (int k = 0; k < 3; k++) {
-			ASSERT_EQ(kinds[k], xs_affinity_trial_pick(&m, N, 3));
+			ASSERT_EQ(kinds[k], xs_affinity_trial_pick(&m, N, 3, NULL));
 			xs_affinity_trial_done(&m, N, 3, kinds[k], 9.0, false);
-			ASSERT_EQ(kinds[k], xs_affinity_trial_pick(&m, N, 3));
+			ASSERT_EQ(kinds[k], xs_affinity_trial_pick(&m, N, 3, NULL));
 			xs_affinity_trial_done(&m, N, 3, kinds[k],
 					       k == 0 ? sched[i] : k == 1 ? hyb[i] : stat[i], false);
 		}
-	EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 3));
+	EXPECT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 3, NULL));
 	EXPECT_EQ(SCHED, xs_affinity_trial_verdict(&m, N));
 }
 
@@ -119,9 +119,9 @@ TEST(one_lucky_round_of_the_schedule_is_not_enough)
 	xs_affinity_trial_reset();
 	for (int i = 0; i < 3; i++)
 		for (int k = 0; k < 3; k++) {
-			xs_affinity_trial_done(&m, N, 3, xs_affinity_trial_pick(&m, N, 3), 9.0,
+			xs_affinity_trial_done(&m, N, 3, xs_affinity_trial_pick(&m, N, 3, NULL), 9.0,
 					       false);
-			ASSERT_EQ(kinds[k], xs_affinity_trial_pick(&m, N, 3));
+			ASSERT_EQ(kinds[k], xs_affinity_trial_pick(&m, N, 3, NULL));
 			xs_affinity_trial_done(&m, N, 3, kinds[k],
 					       k == 0 ? sched[i] : k == 1 ? 2.5 : stat[i], false);
 		}
@@ -151,9 +151,9 @@ TEST(loop_of_another_kind_counts_for_nothing)
 	struct xs_affinity_map m = map_of(order_perm, false);
 
 	xs_affinity_trial_reset();
-	ASSERT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 1));
+	ASSERT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 1, NULL));
 	xs_affinity_trial_done(&m, N, 1, STAT, 0.001, false);
-	ASSERT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 1));
+	ASSERT_EQ(SCHED, xs_affinity_trial_pick(&m, N, 1, NULL));
 	run_trial(_metadata, &m, 1, 1.0, 2.0, 2.0);
 	EXPECT_EQ(SCHED, xs_affinity_trial_verdict(&m, N));
 }
@@ -164,7 +164,7 @@ TEST(no_trial_always_replays)
 
 	xs_affinity_trial_reset();
 	for (int i = 0; i < 8; i++) {
-		EXPECT_EQ(SCHED, xs_affinity_trial_pick(&p, N, 0));
+		EXPECT_EQ(SCHED, xs_affinity_trial_pick(&p, N, 0, NULL));
 		xs_affinity_trial_done(&p, N, 0, SCHED, 9.0, false);
 	}
 	EXPECT_EQ(-1, xs_affinity_trial_verdict(&p, N));
@@ -179,7 +179,7 @@ TEST(identity_schedule_is_tried_too)
 	xs_affinity_trial_reset();
 	run_trial(_metadata, &id, 2, 2.0, 2.0, 1.0);
 	for (int i = 0; i < 4; i++)
-		EXPECT_EQ(STAT, xs_affinity_trial_pick(&id, N, 2));
+		EXPECT_EQ(STAT, xs_affinity_trial_pick(&id, N, 2, NULL));
 }
 
 TEST_HARNESS_MAIN
