@@ -372,11 +372,25 @@ static void spmm_row(struct kstate *k, uint64_t lo, uint64_t hi)
 				acc[j] += a * k->At.val[q];
 			}
 		}
-		for (int32_t l = 0; l < nl; l++)
+		/* Unmarked as summed: the next sweep's row i starts clean. */
+		for (int32_t l = 0; l < nl; l++) {
 			s += acc[list[l]];
+			mark[list[l]] = 0;
+		}
 		k->csum[i] = s;
 		k->ccnt[i] = nl;
 	}
+}
+
+/* Multiply-adds of A A^T (@t = A^T): row i of A meets column c's row of
+ * A^T for each of its entries. */
+static uint64_t spmm_products(const struct spmat *a, const struct spmat *t)
+{
+	uint64_t sum = 0;
+
+	for (int64_t p = 0; p < a->nnz; p++)
+		sum += (uint64_t)(t->off[a->idx[p] + 1] - t->off[a->idx[p]]);
+	return sum;
 }
 
 static void spmm_reset(struct kstate *k)
@@ -497,7 +511,10 @@ static int spmat_setup(struct kstate *k, const struct spmat *m, void (*body)(str
 		}
 		k->reset = spmm_reset;
 		k->verify = spmm_verify;
-		k->sweeps = 1;
+		/* As SpMV's, by the work: a product's multiply-adds. */
+		k->sweeps = (int)(4000000 / (spmm_products(m, &t) + 1) + 1);
+		if (k->sweeps > 1000)
+			k->sweeps = 1000;
 	} else {
 		k->x = kalloc(k, (size_t)m->cols * sizeof(double));
 		k->y = kalloc(k, (size_t)m->rows * sizeof(double));
