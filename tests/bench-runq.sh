@@ -3,9 +3,10 @@
 #
 # xsched-bench's runq% (tools/bench/runq.c): every xsched row of the
 # counters block says how long its threads waited for a CPU, a share of
-# threads x run time between 0 and 100, and --json carries the same
-# figure as runq_ns per run, a count of nanoseconds. Only the output's
-# shape and range are checked: the value itself depends on the machine.
+# threads x run time (not negative; above 100 is possible for runs this
+# short, runq.c says why), and --json carries the same figure as runq_ns
+# per run, a count of nanoseconds. Only the output's shape and sign are
+# checked: the value itself depends on the machine.
 set -uo pipefail
 
 src=${XS_SRCDIR:-.}
@@ -32,10 +33,9 @@ ok=1
 [[ $s == 0 ]] || ok=0
 [[ $(wc -w <<<"$vals") == 2 ]] || ok=0
 for v in $vals; do
-	[[ $v =~ ^[0-9]+\.[0-9][0-9]$ ]] && awk -v v="$v" 'BEGIN { exit !(v >= 0 && v <= 100) }' ||
-		ok=0
+	[[ $v =~ ^[0-9]+\.[0-9][0-9]$ ]] || ok=0
 done
-result $ok "the counters block has runq% in [0, 100] for each xsched row" \
+result $ok "the counters block has a runq% for each xsched row" \
 	"$(describe $s)" "runq%: $vals" "$out"
 
 out=$(timeout 120 "$bench" --only fib --n 20 --runtime xsched --threads 1,2 --repeat 2 --json 2>&1)

@@ -224,6 +224,11 @@ void report_start(const struct options *o, int ncpus);
 /* core_latency.c: ns per round trip of a cache line between the first two
  * CPUs of our mask (set in *a, *b), or < 0 with fewer than two. */
 double core_round_trip_ns(int *cpu_a, int *cpu_b);
+/* cpu_ceiling.c: the sum of the rates of an ALU loop run on the first @p
+ * CPUs of our mask at once (set in @cpus), each over the rate of the
+ * first one alone (in @rel; medians of rounds): the most T1/Tp can be
+ * now for work that shares nothing. < 0 when fewer than @p (2..64) CPUs. */
+double cpu_ceiling(int p, int *cpus, double *rel);
 void report_program(const struct options *o, const struct program_run *x);
 void report_cell(const struct options *o, const struct cell *c,
 		 const struct cell *serial, const struct cell *t1);

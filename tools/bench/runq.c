@@ -12,6 +12,12 @@
  * machine whose workers each have a CPU, up to 50 at 2 threads when two
  * workers share one CPU. It tells a slow run that was the machine's from
  * one that was the runtime's (README, issue 13, health).
+ *
+ * Linux books a wait when the thread gets a CPU again, whole: a wait that
+ * began before a run counts in it, and the process's other threads (the
+ * stats page's) count too, so a run of a few milliseconds can show more
+ * than 100. Runs much longer than a time slice (health's, about a second)
+ * are off by at most a slice or two.
  */
 #include <dirent.h>
 #include <errno.h>
