@@ -107,6 +107,12 @@ struct cell {
 	 * xsched: pools_kib, the RSS that creating the runtime added. */
 	long peak_kib, pools_kib;
 	bool rss_ok;
+	/* xsched: ns the process's threads waited for a CPU during the runs
+	 * (runq.c) and the runs' seconds, summed; runq_bad once a run could
+	 * not read it. */
+	uint64_t runq_ns;
+	double runq_s;
+	bool runq_bad;
 	char lib[256];		/* OpenMP runtimes: the library that ran */
 	char why[512];		/* skipped or error: why */
 };
@@ -143,6 +149,12 @@ void cell_finish(struct cell *c);
 long rss_kib(const char *name);
 bool rss_peak_reset(void);
 void rss_track(struct cell *c, bool before);
+
+/* runq.c: the ns every thread of this process spent runnable but waiting
+ * for a CPU so far (schedstat), or -errno; one schedstat line parsed
+ * ("RUN WAIT SLICES"): 0 or -EINVAL. */
+int64_t runq_ns(void);
+int runq_parse(const char *line, uint64_t *run_ns, uint64_t *wait_ns);
 void measure_serial(struct cell *c, struct program_run *x,
 		    const struct options *o);
 
@@ -212,6 +224,11 @@ void report_start(const struct options *o, int ncpus);
 /* core_latency.c: ns per round trip of a cache line between the first two
  * CPUs of our mask (set in *a, *b), or < 0 with fewer than two. */
 double core_round_trip_ns(int *cpu_a, int *cpu_b);
+/* cpu_ceiling.c: the sum of the rates of an ALU loop run on the first @p
+ * CPUs of our mask at once (set in @cpus), each over the rate of the
+ * first one alone (in @rel; medians of rounds): the most T1/Tp can be
+ * now for work that shares nothing. < 0 when fewer than @p (2..64) CPUs. */
+double cpu_ceiling(int p, int *cpus, double *rel);
 void report_program(const struct options *o, const struct program_run *x);
 void report_cell(const struct options *o, const struct cell *c,
 		 const struct cell *serial, const struct cell *t1);

@@ -66,6 +66,25 @@ const char *cell_name(const struct cell *c, char *buf, size_t len)
 	return buf;
 }
 
+/* The header's T1/TP ceiling (cpu_ceiling.c) for the largest P of
+ * --threads, when it is at least 2 and that many CPUs are ours. */
+static void report_ceiling(const struct options *o)
+{
+	int p = 0, cpus[64];
+	double rel[64], sum;
+
+	for (int i = 0; i < o->nthreads; i++)
+		if (o->threads[i] > p)
+			p = o->threads[i];
+	if (p > 64 || (sum = cpu_ceiling(p, cpus, rel)) < 0)
+		return;
+	printf("  T1/T%d ceiling: an ALU loop on CPUs %d-%d at once runs %.2fx its rate on "
+	       "CPU %d alone (per CPU:", p, cpus[0], cpus[p - 1], sum, cpus[0]);
+	for (int i = 0; i < p && i < 8; i++)
+		printf(" %.2f", rel[i]);
+	printf("%s)\n", p > 8 ? " ..." : "");
+}
+
 void report_start(const struct options *o, int ncpus)
 {
 	double rt_ns;
@@ -82,6 +101,7 @@ void report_start(const struct options *o, int ncpus)
 	if (rt_ns >= 0)
 		printf("  a cache line's round trip between CPUs %d and %d: %.0f ns "
 		       "(fine-grained programs such as health move with it)\n", a, b, rt_ns);
+	report_ceiling(o);
 	fflush(stdout);
 }
 

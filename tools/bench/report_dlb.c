@@ -80,6 +80,8 @@ void json_dlb(const struct cell *c)
 		printf("%s\"%s\":%.0f", i ? "," : "", stat_fields[i].name,
 		       per_run(c, stat_fields[i].name));
 	putchar('}');
+	if (!c->runq_bad && c->runq_s > 0)
+		printf(",\"runq_ns\":%.0f", c->reps ? (double)c->runq_ns / c->reps : 0.0);
 	if (c->rss_ok)
 		printf(",\"peak_rss_kib\":%ld,\"pools_kib\":%ld", c->peak_kib, c->pools_kib);
 }
@@ -128,14 +130,16 @@ void report_counters(const struct options *o, const struct cell *cells,
 			       "immediate; static pushes; frames stolen, "
 			       "publications;\n  idle%%: time workers slept while "
 			       "a frame they were woken for waited,\n  %% of "
-			       "threads x median run; ns/task: (T1 - Ts) / tasks, "
+			       "threads x median run; runq%%: time threads waited "
+			       "for a CPU (schedstat),\n  %% of threads x run time; "
+			       "ns/task: (T1 - Ts) / tasks, "
 			       "a spawn+join nobody steals;\n  rss: peak resident MiB "
 			       "of the runs; /(s+p): that over serial's peak plus "
 			       "the runtime's pools\n  %-11s %7s",
 			       "runtime", "threads");
 			for (size_t k = 0; k < sizeof(columns) / sizeof(columns[0]); k++)
 				printf(" %7s", columns[k].head);
-			printf(" %7s %7s %7s %7s\n", "idle%", "ns/task", "rss",
+			printf(" %7s %7s %7s %7s %7s\n", "idle%", "runq%", "ns/task", "rss",
 			       "/(s+p)");
 			any = true;
 		}
@@ -145,6 +149,10 @@ void report_counters(const struct options *o, const struct cell *cells,
 					       sizeof(num)));
 		printf(" %7.3f", c->median_s > 0 ? 100 * per_run(c, "idle_work_ns") /
 						     (1e9 * c->median_s * c->threads) : 0.0);
+		if (!c->runq_bad && c->runq_s > 0)
+			printf(" %7.2f", 100 * (double)c->runq_ns / (1e9 * c->runq_s * c->threads));
+		else
+			printf(" %7s", "-");
 		if (c->threads == 1 && serial_s > 0 && c->tasks)
 			printf(" %7.2f", 1e9 * (c->min_s - serial_s) / (double)c->tasks);
 		else

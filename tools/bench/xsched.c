@@ -89,6 +89,7 @@ static void run_one(struct cell *c, struct program_run *x,
 {
 	const struct bench_problem *pb = x->b->problem;
 	struct xs_stats before, after;
+	int64_t q0, q1;
 	double t0, t;
 	int rc;
 
@@ -103,10 +104,19 @@ static void run_one(struct cell *c, struct program_run *x,
 	}
 	pb->reset(x->st);
 	rss_track(c, true);
+	q0 = runq_ns();
 	t0 = bench_now();
 	rc = run_xsched(rt, x);
 	t = bench_now() - t0;
+	q1 = runq_ns();
 	rss_track(c, false);
+	/* A thread that exited meanwhile takes its wait with it: no figure. */
+	if (q0 < 0 || q1 < q0) {
+		c->runq_bad = true;
+	} else {
+		c->runq_ns += (uint64_t)(q1 - q0);
+		c->runq_s += t;
+	}
 	if (rc < 0) {
 		cell_fail(c, CELL_ERROR, "run %d failed: %s", c->reps + 1,
 			  strerror(-rc));
