@@ -99,9 +99,10 @@ static inline uint64_t fib_tasks(const void *p)
 
 #ifndef __cplusplus
 /* The fields every version of the program shares (cutoff.h), all but
- * the tasks it creates. */
-#define FIB_PROBLEM_FIELDS \
-	.n_default = 35, \
+ * the tasks it creates; FIB_PROBLEM_FIELDS_N: with another default size. */
+#define FIB_PROBLEM_FIELDS FIB_PROBLEM_FIELDS_N(35)
+#define FIB_PROBLEM_FIELDS_N(n) \
+	.n_default = (n), \
 	.n_quick = 20, \
 	.n_min = 0, \
 	.n_max = 50, \

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The drop-in's bound on pending tasks with dependences (libxsched/gomp/
+# task.c, xg_deps_bound(): XG_DEPS_QUEUED_MAX = 64 per thread), at 2
+# threads: one thread creates 20000 tasks in a `single`, each depend(inout)
+# on one of 8 variables, each task longer than its creation. Past 128
+# created and not completed, the creator runs a new task itself once its
+# predecessors completed (as libgomp does past 64 x threads): it never has
+# more than 128 created and not completed when it creates one, where it
+# had thousands before. The dependences still hold: the tasks on each
+# variable run one at a time in creation order, and the sums are right.
+# A team of one thread runs every task at once: never more than 0.
+set -uo pipefail
+
+. "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
+
+src=${XS_SRCDIR:-.}
+build=${XS_BUILDDIR:-$src/build}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+unset OMP_NUM_THREADS LD_PRELOAD
+
+echo "TAP version 13"
+echo "1..3"
+cat >"$tmp/bound.c" <<'C'
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { N = 20000, V = 8 };
+
+int main(int argc, char **argv)
+{
+	int threads = argc > 1 ? atoi(argv[1]) : 2;
+	long x[V] = { 0 }, next[V] = { 0 };
+	int done = 0, most = 0, inorder = 1;
+	volatile double sink = 0;
+
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+	for (int i = 0; i < N; i++) {
+		int d;
+
+#pragma omp atomic read
+		d = done;
+		if (i - d > most)
+			most = i - d;
+#pragma omp task firstprivate(i) depend(inout : x[i % V]) shared(x, next, done, sink, inorder)
+		{
+			int v = i % V;
+
+			/* The tasks on x[v] run one at a time, in creation order. */
+			if (next[v] != i / V)
+				inorder = 0;
+			next[v]++;
+			for (int k = 0; k < 3000; k++)
+				sink = sink + k;
+			x[v] += i;
+#pragma omp atomic
+			done++;
+		}
+	}
+	for (int v = 0; v < V; v++) {
+		long want = 0;
+
+		for (int i = v; i < N; i += V)
+			want += i;
+		if (x[v] != want)
+			inorder = 0;
+	}
+	printf("most_pending=%d ordered=%d done=%d\n", most, inorder, done);
+	return 0;
+}
+C
+if ! gcc -fopenmp -O2 -Wall -Wextra -Werror -o "$tmp/bound" "$tmp/bound.c" 2>"$tmp/err"; then
+	sed 's/^/# /' "$tmp/err"
+	echo "Bail out! cannot compile the test program"
+	exit 1
+fi
+failed=0
+result() { # N ok? description
+	if [ "$2" = 1 ]; then
+		echo "ok $1 $3"
+	else
+		echo "not ok $1 $3"
+		failed=1
+	fi
+}
+field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$tmp/out"; }
+
+timeout 120 env LD_PRELOAD="$build/libxsched-gomp.so.1" "$tmp/bound" 2 >"$tmp/out" 2>&1
+sed 's/^/# 2 threads: /' "$tmp/out"
+most=$(field most_pending)
+result 1 "$([ -n "$most" ] && [ "$most" -le 128 ] && echo 1)" \
+	"2 threads: at most 64 x 2 tasks created and not completed (${most:-no output})"
+result 2 "$(grep -q "ordered=1 done=20000" "$tmp/out" && echo 1)" \
+	"2 threads: each variable's tasks ran in creation order, sums right"
+
+timeout 120 env LD_PRELOAD="$build/libxsched-gomp.so.1" "$tmp/bound" 1 >"$tmp/out" 2>&1
+sed 's/^/# 1 thread: /' "$tmp/out"
+result 3 "$(grep -q "most_pending=0 ordered=1 done=20000" "$tmp/out" && echo 1)" \
+	"1 thread: every task ran at once, in order"
+exit $failed
