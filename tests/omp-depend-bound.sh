@@ -14,6 +14,7 @@
 set -uo pipefail
 
 . "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
+. "${XS_SRCDIR:-.}/scripts/tap.sh"
 
 src=${XS_SRCDIR:-.}
 build=${XS_BUILDDIR:-$src/build}
@@ -78,27 +79,18 @@ if ! gcc -fopenmp -O2 -Wall -Wextra -Werror -o "$tmp/bound" "$tmp/bound.c" 2>"$t
 	echo "Bail out! cannot compile the test program"
 	exit 1
 fi
-failed=0
-result() { # N ok? description
-	if [ "$2" = 1 ]; then
-		echo "ok $1 $3"
-	else
-		echo "not ok $1 $3"
-		failed=1
-	fi
-}
 field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" "$tmp/out"; }
 
 timeout 120 env LD_PRELOAD="$build/libxsched-gomp.so.1" "$tmp/bound" 2 >"$tmp/out" 2>&1
 sed 's/^/# 2 threads: /' "$tmp/out"
 most=$(field most_pending)
-result 1 "$([ -n "$most" ] && [ "$most" -le 128 ] && echo 1)" \
+result "$([ -n "$most" ] && [ "$most" -le 128 ] && echo 1 || echo 0)" \
 	"2 threads: at most 64 x 2 tasks created and not completed (${most:-no output})"
-result 2 "$(grep -q "ordered=1 done=20000" "$tmp/out" && echo 1)" \
+result "$(grep -q "ordered=1 done=20000" "$tmp/out" && echo 1 || echo 0)" \
 	"2 threads: each variable's tasks ran in creation order, sums right"
 
 timeout 120 env LD_PRELOAD="$build/libxsched-gomp.so.1" "$tmp/bound" 1 >"$tmp/out" 2>&1
 sed 's/^/# 1 thread: /' "$tmp/out"
-result 3 "$(grep -q "most_pending=0 ordered=1 done=20000" "$tmp/out" && echo 1)" \
+result "$(grep -q "most_pending=0 ordered=1 done=20000" "$tmp/out" && echo 1 || echo 0)" \
 	"1 thread: every task ran at once, in order"
 exit $failed
