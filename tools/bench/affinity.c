@@ -813,8 +813,12 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	for (int s = 0; s < ns; s++)
 		times[s] = calloc((size_t)R, sizeof(double));
 	ratio = calloc((size_t)R, sizeof(double));
+	/* Round r starts with schedule r mod 4: each takes every slot of a
+	 * round in turn, so what the run before leaves in the caches (and
+	 * the workers' wake-up after a reset) favours none of them. */
 	for (int r = 0; r < R; r++) {
-		for (int s = 0; s < ns; s++) {
+		for (int i = 0; i < ns; i++) {
+			int s = (i + r) % ns;
 			double t0;
 
 			xs_affinity_override(s == 3 ? pmap : &map);
