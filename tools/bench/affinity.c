@@ -46,14 +46,6 @@
 
 #define MTX_DIR "/usr/lib/R/library/Matrix/external"
 
-static double aff_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Page-aligned, zeroed: the recorder watches whole pages. */
 static void *aff_alloc(size_t bytes)
 {
@@ -656,13 +648,6 @@ static void aff_for_body(void *arg, uint64_t first, uint64_t count)
 	k->body(k, first, first + count);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * A sampled or windowed recording's resolution: record the loop again with
  * every page watched, and weigh METIS's partition of the sampled graph
@@ -756,11 +741,11 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 
 	for (int r = 0; r < 3; r++) {
 		k->reset(k);
-		double t0 = aff_now();
+		double t0 = bench_now();
 
 		k->body(k, 0, k->n);
-		if (aff_now() - t0 < t_plain)
-			t_plain = aff_now() - t0;
+		if (bench_now() - t0 < t_plain)
+			t_plain = bench_now() - t0;
 	}
 	k->reset(k);
 	kregions(k, true);
@@ -771,7 +756,7 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 			strerror(-ret));
 		return 1;
 	}
-	t_plan0 = aff_now();
+	t_plan0 = bench_now();
 	if (xs_aff_graph_build(&h, k->dense, 1ull << 31, &g) ||
 	    xs_aff_machine_from_runtime(rt, &mach) ||
 	    xs_aff_plan(&g, &mach, k->n, 1, NULL, &map, &st)) {
@@ -779,7 +764,7 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 		failed = 1;
 		goto out;
 	}
-	t_plan = aff_now() - t_plan0;
+	t_plan = bench_now() - t_plan0;
 	/* The fourth schedule: METIS's partition replayed without the trial
 	 * (what it costs on this machine), even where the plan chose the
 	 * static split. */
@@ -801,14 +786,14 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	 * time what a long run repeats; the trial's price is its own figure. */
 	xs_affinity_override(&map);
 	k->reset(k);
-	t_trial0 = aff_now();
+	t_trial0 = bench_now();
 	while (trials && xs_affinity_trial_verdict(&map, k->n) < 0 &&
 	       ntrial < 6 * trials + 6) {
 		if (xs_parallel_for_u64(rt, 0, k->n, 1, &sc[2], aff_for_body, k) < 0)
 			failed = 1;
 		ntrial++;
 	}
-	t_trial = aff_now() - t_trial0;
+	t_trial = bench_now() - t_trial0;
 	kept = !trials ? XS_AFF_RUN_SCHEDULE : xs_affinity_trial_verdict(&map, k->n);
 	for (int s = 0; s < ns; s++)
 		times[s] = calloc((size_t)R, sizeof(double));
@@ -824,11 +809,11 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 			xs_affinity_override(s == 3 ? pmap : &map);
 			rt->opt.affinity_trial = s == 3 ? 0 : trials;
 			k->reset(k);
-			t0 = aff_now();
+			t0 = bench_now();
 			for (int w = 0; w < k->sweeps; w++)
 				if (xs_parallel_for_u64(rt, 0, k->n, 1, &sc[s], aff_for_body, k) < 0)
 					failed = 1;
-			times[s][r] = aff_now() - t0;
+			times[s][r] = bench_now() - t0;
 			if (k->verify(k, why, sizeof(why))) {
 				fprintf(stderr, PROG ": --affinity: %s under %s: wrong result: %s\n",
 					label, sched_names[s], why);
@@ -842,13 +827,13 @@ static int aff_kernel(struct xs_runtime *rt, const struct options *o, struct kst
 	 * under the same load; the median and quartiles of these ratios. */
 	for (int r = 0; r < R; r++)
 		ratio[r] = times[2][r] / times[0][r];
-	qsort(ratio, (size_t)R, sizeof(double), cmp_double);
+	qsort(ratio, (size_t)R, sizeof(double), bench_cmp_double);
 	rmed = ratio[R / 2];
 	rq1 = ratio[R / 4];
 	rq3 = ratio[(3 * R) / 4 < R ? (3 * R) / 4 : R - 1];
 	free(ratio);
 	for (int s = 0; s < ns; s++) {
-		qsort(times[s], (size_t)R, sizeof(double), cmp_double);
+		qsort(times[s], (size_t)R, sizeof(double), bench_cmp_double);
 		best[s] = times[s][0];
 		med[s] = times[s][R / 2];
 		free(times[s]);

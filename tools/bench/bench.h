@@ -106,6 +106,14 @@ static inline double bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* qsort() order of doubles, ascending (for mins and medians of runs). */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * Parse @s as an integer in [min, max] for option @what. Returns 0, or
  * -EINVAL after a message that names the option and the accepted range.

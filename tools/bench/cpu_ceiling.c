@@ -91,13 +91,6 @@ static int spin_on(const int *cpus, int n, struct spinner *s)
 	return started == n ? 0 : -1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double cpu_ceiling(int p, int *cpus, double *rel)
 {
 	struct spinner alone, all[CEILING_CPUS];
@@ -124,9 +117,9 @@ double cpu_ceiling(int p, int *cpus, double *rel)
 		}
 	}
 	for (int i = 0; i < p; i++) {
-		qsort(r[i], CEILING_ROUNDS, sizeof(double), cmp_double);
+		qsort(r[i], CEILING_ROUNDS, sizeof(double), bench_cmp_double);
 		rel[i] = r[i][CEILING_ROUNDS / 2];
 	}
-	qsort(sums, CEILING_ROUNDS, sizeof(double), cmp_double);
+	qsort(sums, CEILING_ROUNDS, sizeof(double), bench_cmp_double);
 	return sums[CEILING_ROUNDS / 2];
 }

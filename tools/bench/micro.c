@@ -40,13 +40,6 @@ struct micro_cell {
 	char why[512];
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* {"micro":..,"iters":K,"time_s":T,...}: one run. */
 static void micro_line(struct omp_call *call, const char *line, bool *stop)
 {
@@ -108,7 +101,7 @@ static void micro_measure(struct micro_cell *m, const struct options *o,
 		snprintf(m->why, sizeof(m->why), "%s", call.why);
 		return;
 	}
-	qsort(m->ns, (size_t)m->reps, sizeof(double), cmp_double);
+	qsort(m->ns, (size_t)m->reps, sizeof(double), bench_cmp_double);
 	m->min_ns = m->ns[0];
 	m->median_ns = m->reps % 2 ? m->ns[m->reps / 2] :
 		(m->ns[m->reps / 2 - 1] + m->ns[m->reps / 2]) / 2;

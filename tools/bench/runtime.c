@@ -80,20 +80,13 @@ void cell_record(struct cell *c, struct program_run *x,
 	*stop = c->reps - c->child_base >= o->repeat || spent >= o->budget;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 void cell_finish(struct cell *c)
 {
 	if (c->status == CELL_OK && !c->reps)
 		cell_fail(c, CELL_ERROR, "no run completed");
 	if (c->status != CELL_OK)
 		return;
-	qsort(c->times, (size_t)c->reps, sizeof(double), cmp_double);
+	qsort(c->times, (size_t)c->reps, sizeof(double), bench_cmp_double);
 	c->min_s = c->times[0];
 	c->median_s = c->reps % 2 ? c->times[c->reps / 2] :
 		(c->times[c->reps / 2 - 1] + c->times[c->reps / 2]) / 2;
