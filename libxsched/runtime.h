@@ -160,8 +160,9 @@ struct xs_runtime {
 	struct xs_loop_slot *loop_slots; /* nworkers claim words, lazily */
 	xs_cache_aligned _Atomic uint32_t loop_inside;
 	/* Settled answers of affinity loops (affinity_choice.c): read and
-	 * written only by the thread running a loop on this runtime. */
-	struct xs_aff_memo aff_memo[XS_AFF_MEMO_SLOTS];
+	 * written only by the thread running a loop on this runtime; off
+	 * loop_inside's line, which every helper writes. */
+	xs_cache_aligned struct xs_aff_memo aff_memo[XS_AFF_MEMO_SLOTS];
 	uint32_t aff_memo_next;
 };
 
