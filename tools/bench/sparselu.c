@@ -1,47 +1,41 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sparselu.c - sparselu on xsched: xsched has no task dependences, so each
- * step runs in phases (BOTS's sparselu_single): the lu0 task, wait; the
- * fwd and bdiv tasks, wait; the bmod tasks, wait.
+ * step runs in phases (BOTS's sparselu_single): lu0 (called, as the OpenMP
+ * version does: a lone task and its wait would run it here); the fwd and
+ * bdiv tasks, wait; the bmod tasks, wait.
+ *
+ * The tasks are typed and each phase joins them newest first while
+ * thieves take the oldest (as oneTBB's task_group): the owner pops its
+ * private frames with a store of its own top, and only a thief's take
+ * writes the deque's shared word. Joined oldest first (xs_sync()), owner
+ * and thief took every frame from the same end, by CASes on that word.
  */
 #include "spawn.h"
 #include "sparselu.h"
 
-enum slu_op { SLU_LU0, SLU_FWD, SLU_BDIV, SLU_BMOD };
+enum slu_op { SLU_FWD, SLU_BDIV, SLU_BMOD };
 
-struct slu_arg {
-	const double *x, *y;	/* the blocks read */
-	double *out;		/* the block written */
-	int op;
-};
-
-_Static_assert(sizeof(struct slu_arg) <= XS_TASK_ARG_MAX, "inline argument");
-
-static void slu_task(void *p)
+XS_VOID_TASK_4(slu_op_task, int, op, const double *, x, const double *, y, double *, out)
 {
-	const struct slu_arg *t = (const struct slu_arg *)p;
-
-	switch (t->op) {
-	case SLU_LU0:
-		slu_lu0(t->out);
-		break;
+	switch (op) {
 	case SLU_FWD:
-		slu_fwd(t->x, t->out);
+		slu_fwd(x, out);
 		break;
 	case SLU_BDIV:
-		slu_bdiv(t->x, t->out);
+		slu_bdiv(x, out);
 		break;
 	default:
-		slu_bmod(t->x, t->y, t->out);
+		slu_bmod(x, y, out);
 		break;
 	}
 }
 
-static void spawn_op(int op, const double *x, const double *y, double *out)
+/* Join the @n children of this phase, newest first. */
+static void join_phase(int n)
 {
-	struct slu_arg t = { x, y, out, op };
-
-	bench_spawn(slu_task, &t, sizeof(t));
+	while (n-- > 0)
+		slu_op_task_join();
 }
 
 static void sparselu_xsched(void *p)
@@ -52,25 +46,32 @@ static void sparselu_xsched(void *p)
 
 	for (int k = 0; k < nb; k++) {
 		double *d = a[k * nb + k];
+		int n = 0;
 
-		spawn_op(SLU_LU0, NULL, NULL, d);
-		bench_wait();
+		slu_lu0(d);
 		for (int j = k + 1; j < nb; j++)
-			if (a[k * nb + j])
-				spawn_op(SLU_FWD, d, NULL, a[k * nb + j]);
+			if (a[k * nb + j]) {
+				slu_op_task_spawn(SLU_FWD, d, NULL, a[k * nb + j]);
+				n++;
+			}
 		for (int i = k + 1; i < nb; i++)
-			if (a[i * nb + k])
-				spawn_op(SLU_BDIV, d, NULL, a[i * nb + k]);
-		bench_wait();
+			if (a[i * nb + k]) {
+				slu_op_task_spawn(SLU_BDIV, d, NULL, a[i * nb + k]);
+				n++;
+			}
+		join_phase(n);
+		n = 0;
 		for (int i = k + 1; i < nb; i++) {
 			if (!a[i * nb + k])
 				continue;
 			for (int j = k + 1; j < nb; j++)
-				if (a[k * nb + j])
-					spawn_op(SLU_BMOD, a[i * nb + k],
-						 a[k * nb + j], a[i * nb + j]);
+				if (a[k * nb + j]) {
+					slu_op_task_spawn(SLU_BMOD, a[i * nb + k],
+							  a[k * nb + j], a[i * nb + j]);
+					n++;
+				}
 		}
-		bench_wait();
+		join_phase(n);
 	}
 }
 
