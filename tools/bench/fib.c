@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fib.c - fib on xsched, as BOTS: spawn fib(n-1), spawn fib(n-2), join
- * both. A typed task (xsched/task_typed.h): each join of a child nobody
- * stole is a direct call of fib_task(), which the compiler may inline.
+ * both. A typed task (xsched/task_typed.h) written with XS_SPAWN() and
+ * XS_JOIN(), which pass the deque and its top along instead of looking up
+ * the worker at each spawn and join (fib_lace.c has Lace's shape): each
+ * join of a child nobody stole is a direct call of fib_task(), which the
+ * compiler may inline.
  */
 #include "spawn.h"
 #include "fib.h"
@@ -11,10 +14,10 @@ XS_TASK_1(long, fib_task, int, n)
 {
 	if (n < 2)
 		return n;
-	fib_task_spawn(n - 1);
-	fib_task_spawn(n - 2);
-	long y = fib_task_join();	/* the newest: fib(n - 2) */
-	long x = fib_task_join();
+	XS_SPAWN(fib_task, n - 1);
+	XS_SPAWN(fib_task, n - 2);
+	long y = XS_JOIN(fib_task);	/* the newest: fib(n - 2) */
+	long x = XS_JOIN(fib_task);
 
 	return x + y;
 }
