@@ -91,8 +91,10 @@
 #define XG_HELD_MAX 4096
 /* Children with dependences per thread of the team that a task keeps
  * pending (created, not completed) before it runs new ones at once
- * (xg_deps_bound()). */
-#define XG_DEPS_QUEUED_MAX 64
+ * (xg_deps_bound()): a lookahead of a few thousand tasks, so that a
+ * creator that is preempted or busy leaves the others enough ready work
+ * (64 left sparselu's second thread idle; eighth session, README). */
+#define XG_DEPS_QUEUED_MAX 4096
 /* Frames of its ancestors on its thread past which a task's children run
  * included (with frames; see the top). */
 #define XG_DEPTH_MAX 16
@@ -542,6 +544,10 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
  * so records and edges are reused while they are hot. libgomp bounds only
  * its ready tasks (64 x threads queued: one waiting for predecessors is
  * not counted), so there a graph builder creates nearly all of it first.
+ * The bound counts the waiting ones too, so it is wider than libgomp's:
+ * at 64 x threads the creator ran 60% of sparselu's tasks itself, one at
+ * a time in creation order, and the window it left the other threads
+ * (128 tasks at 2 threads) ran dry whenever it waited or was preempted.
  * Not after cur created a detached task (queue_children): a predecessor's
  * event may be fulfilled by the code that follows in cur.
  */
