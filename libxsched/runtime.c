@@ -208,7 +208,9 @@ void *xs_worker_main(void *arg)
 		goto out;
 	xs_worker_wire(rt, w);
 	for (;;) {
-		xs_worker_wait_until(w, xs_job_posted, w);
+		/* Worker 0 posts the next job (worker.c: a switched-out
+		 * worker 0 is not spun for). */
+		xs_worker_wait_on(w, xs_job_posted, w, 0);
 		/* Relaxed: a loop posted since we last looked; whether it is
 		 * still open is xs_loop_help()'s question. Loops are not
 		 * waited for: one we miss has been run without us. */

@@ -220,6 +220,9 @@ void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg);
 void xs_task_run_stolen(struct xs_worker *w, xs_task_fn fn, void *arg, struct xs_worker *victim);
 void xs_deque_woken(struct xs_worker *w);
 void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg);
+/* No worker in particular (xs_worker_wait_on()). */
+#define XS_AWAIT_NOBODY UINT32_MAX
+void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uint32_t awaited);
 void xs_worker_drain(struct xs_worker *w);
 void xs_worker_pause(struct xs_worker *w, uint64_t ns);
 void *xs_worker_main(void *arg);
