@@ -252,22 +252,24 @@ static inline bool xs_daemon_off_cpu(const struct xs_daemon_client *dc,
 }
 
 /*
- * Whether worker @v, which a waiter waits for, is switched out while it
- * could run (worker.c, "Waiting for a switched-out teammate"): PREEMPTED
- * or STOPPED, or woken (RUNNABLE) and still without a CPU @runnable_ns
- * after its wake-up. BLOCKED is not: a parked teammate waits for someone
- * else, and the waiter's CPU is not what it lacks. @now: CLOCK_MONOTONIC.
+ * Whether worker @v, which a waiter waits for, has been switched out while
+ * it could run for @min_ns or more (worker.c, "Waiting for a switched-out
+ * teammate"): PREEMPTED or STOPPED since @min_ns before @now, or woken
+ * (RUNNABLE) and still without a CPU @min_ns after its wake-up. BLOCKED
+ * is not: a parked teammate waits for someone else, and the waiter's CPU
+ * is not what it lacks. @now: CLOCK_MONOTONIC, as since_ns.
  */
 static inline bool xs_daemon_switched_out(const struct xs_daemon_client *dc,
 					  const struct xs_daemon_conn *c, uint32_t v,
-					  uint64_t now, uint64_t runnable_ns)
+					  uint64_t now, uint64_t min_ns)
 {
 	uint64_t since;
 	uint32_t st = xs_daemon_worker_state(dc, c, v, &since);
 
-	if (st == XS_ABI_WORKER_PREEMPTED || st == XS_ABI_WORKER_STOPPED)
-		return true;
-	return st == XS_ABI_WORKER_RUNNABLE && now > since && now - since >= runnable_ns;
+	if (st != XS_ABI_WORKER_PREEMPTED && st != XS_ABI_WORKER_STOPPED &&
+	    st != XS_ABI_WORKER_RUNNABLE)
+		return false;
+	return now >= since && now - since >= min_ns;
 }
 
 /* Worker @w did not send a request to off-CPU victim @v: count it, and

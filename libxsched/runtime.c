@@ -342,6 +342,7 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
 					    : xs_default_queue_size(nworkers);
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
+	rt->await_offcpu_ns = (uint64_t)rt->opt.await_offcpu_us * 1000;
 	rt->oversubscribed = nworkers > xs_affinity_cpus();
 	rt->dlb = (struct xs_dlb_config){
 		.strategy = (unsigned int)rt->opt.dlb,

@@ -115,6 +115,8 @@ struct xs_runtime {
 	uint32_t nworkers;
 	uint32_t queue_size;
 	uint64_t spin_ns;
+	/* XSCHED_AWAIT_OFFCPU_US in ns; 0: waiters never park early. */
+	uint64_t await_offcpu_ns;
 	struct xs_worker **workers;
 	struct xs_topology *topo;
 	struct xs_victim_table *victim_table;

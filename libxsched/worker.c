@@ -730,29 +730,30 @@ static void xs_worker_yield(struct xs_worker *w)
 }
 
 /*
- * Waiting for a switched-out teammate. A waiter that waits for one
- * particular worker (a barrier child's report, the parent's release, the
- * job that worker 0 posts) names it, and at every yield point of its spin
- * (every XS_SPINS_PER_YIELD looks, where it reads the clock anyway) asks
- * xschedd's worker state (daemon_client.h) whether that worker is
- * switched out while it could run: preempted or stopped, or woken and
- * still without a CPU XS_AWAIT_RUNNABLE_NS later. If so it parks at once
+ * Waiting for a switched-out teammate (XSCHED_AWAIT_OFFCPU_US, off by
+ * default). A waiter that waits for one particular worker (a barrier
+ * child's report, the parent's release, the job that worker 0 posts)
+ * names it, and at every yield point of its spin (every
+ * XS_SPINS_PER_YIELD looks, where it reads the clock anyway) asks
+ * xschedd's worker state (daemon_client.h) whether that worker has been
+ * switched out while it could run - preempted, stopped, or woken and
+ * still without a CPU - for XSCHED_AWAIT_OFFCPU_US. If so it parks at once
  * instead of spinning out XSCHED_SPIN_US: the teammate runs again only
- * when its CPU is free, and a co-running program's thread that the
- * waiter's CPU could run instead is what holds that CPU (two programs of
- * 2 threads on 2 CPUs: README, "Sharing the machine", eighth session).
- * A teammate on its CPU - always, in a solo run on an idle machine -
- * leaves the spin as it was; so does a wait without a daemon connection,
- * or with a stale worker state. A woken teammate gets XS_AWAIT_RUNNABLE_NS
- * to reach a CPU: waking an idle CPU takes that long, and parking then
- * would cost the solo run a futex wake per barrier.
+ * when its CPU is free, and the waiter's CPU could run another thread
+ * meanwhile (a co-running program's, or the teammate itself). A teammate
+ * on its CPU leaves the spin as it was; so does a wait without a daemon
+ * connection, or with a stale worker state. The threshold keeps short
+ * switches (a woken thread on its way to an idle CPU, a kernel thread's
+ * moment) from costing a park and a futex wake: parking at every
+ * preemption made two co-running copies of the drop-in's loops slower
+ * (README, "Sharing the machine", eighth session, where the measurements
+ * that leave it off are).
  *
  * Only the moment of the park changes: the park itself (park.h) is the
  * same Dekker handshake with the same re-check, so the no-lost-wake-up
  * argument and its model (tests/models/park.pml, which does not model how
  * long a waiter spins) are untouched.
  */
-#define XS_AWAIT_RUNNABLE_NS 20000u
 
 /* Whether @w should stop spinning for worker @v (see above). */
 static bool xs_worker_awaited_out(struct xs_worker *w, uint32_t v, uint64_t now)
@@ -760,11 +761,11 @@ static bool xs_worker_awaited_out(struct xs_worker *w, uint32_t v, uint64_t now)
 	struct xs_daemon_client *dc = w->rt->daemon;
 	const struct xs_daemon_conn *c;
 
-	if (v == XS_AWAIT_NOBODY || v == w->id || !dc)
+	if (v == XS_AWAIT_NOBODY || v == w->id || !dc || !w->rt->await_offcpu_ns)
 		return false;
 	/* Polls when due; NULL unless the worker state is fresh. */
 	c = xs_daemon_idle(dc, w->rt);
-	if (!c || !xs_daemon_switched_out(dc, c, v, now, XS_AWAIT_RUNNABLE_NS))
+	if (!c || !xs_daemon_switched_out(dc, c, v, now, w->rt->await_offcpu_ns))
 		return false;
 	xs_counter_inc(&dc->wctr[w->id].early_parks);
 	return true;

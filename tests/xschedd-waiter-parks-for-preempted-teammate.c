@@ -2,16 +2,16 @@
 /*
  * A waiter whose awaited teammate is switched out while runnable parks
  * without spinning out XSCHED_SPIN_US (worker.c, "Waiting for a
- * switched-out teammate"). With the real xschedd (BPF) serving a runtime
- * of 2 workers and a 1 s spin budget, worker 1 spins 30 ms in each of 10
- * parallel jobs on CPU 1, where a hog process of the same nice value runs
- * too, so the kernel switches it out while runnable (PREEMPTED); worker 0
- * (this thread, on CPU 0) arrives at the team barrier at once and waits
- * for worker 1's report. Asserted with counts: under XSCHED_DAEMON=auto
- * worker 0 parked early (xs_daemon_info().early_parks > 0, each one a
- * park of worker 0); under XSCHED_DAEMON=off, beside the same daemon, it
- * never did (early_parks 0, and worker 0 did not park at all: each wait
- * of some 30 ms spun, inside its 1 s budget).
+ * switched-out teammate", here XSCHED_AWAIT_OFFCPU_US=20). With the real
+ * xschedd (BPF) serving a runtime of 2 workers and a 1 s spin budget,
+ * worker 1 spins 30 ms in each of 10 parallel jobs on CPU 1, where a hog
+ * process of the same nice value runs too, so the kernel switches it out
+ * while runnable (PREEMPTED); worker 0 (this thread, on CPU 0) arrives at
+ * the team barrier at once and waits for worker 1's report. Asserted with
+ * counts: under XSCHED_DAEMON=auto worker 0 parked early (its early_parks
+ * counter > 0, each one a park of worker 0); under XSCHED_DAEMON=off,
+ * beside the same daemon, it never did (early_parks 0, and worker 0 did
+ * not park at all: each wait of some 30 ms spun, inside its 1 s budget).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -52,6 +52,7 @@ static void run_jobs(struct __test_metadata *_metadata, const char *mode, struct
 	ASSERT_EQ(0, xsd_test_start(&t));
 	xsc_env(t.rt, mode);
 	setenv("XSCHED_SPIN_US", "1000000", 1);
+	setenv("XSCHED_AWAIT_OFFCPU_US", "20", 1);
 	rt = xs_runtime_create(2);
 	ASSERT_NE(NULL, rt);
 	/* Pinned only now: a creator confined to one CPU would make 2
@@ -72,6 +73,7 @@ static void run_jobs(struct __test_metadata *_metadata, const char *mode, struct
 	xs_runtime_destroy(rt);
 	EXPECT_EQ(0, xsd_test_stop(&t));
 	unsetenv("XSCHED_SPIN_US");
+	unsetenv("XSCHED_AWAIT_OFFCPU_US");
 	TH_LOG("XSCHED_DAEMON=%s: %llu early parks (%llu by worker 0), worker 0 parked %llu "
 	       "times in %d jobs (connected %d, mode %u)", mode,
 	       (unsigned long long)o->info.early_parks, (unsigned long long)o->early0,
