@@ -171,7 +171,8 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 		struct xs_barrier_node *cn = &rt->workers[c]->bnode;
 		struct xs_report_wait rw = { cn, seq };
 
-		xs_worker_wait_until(w, xs_report_arrived, &rw);
+		/* Child c reports: while it is switched out, park (worker.c). */
+		xs_worker_wait_on(w, xs_report_arrived, &rw, c);
 		*created += cn->report_created;
 		*finished += cn->report_finished;
 	}
@@ -262,7 +263,7 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 			 * acquire in xs_report_arrived(). */
 			xs_store_release(&w->bnode.report_seq, seq);
 			xs_park_notify(&rt->workers[xs_tree_parent(w)]->park);
-			xs_worker_wait_until(w, xs_down_arrived, &rw);
+			xs_worker_wait_on(w, xs_down_arrived, &rw, xs_tree_parent(w));
 			/* Relaxed: xs_down_arrived() already acquired this
 			 * value (only the parent writes it, once per wave). */
 			release = xs_load_relaxed(&w->bnode.down) & XS_DOWN_RELEASE;

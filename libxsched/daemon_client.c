@@ -870,6 +870,7 @@ int xs_daemon_info(struct xs_runtime *rt, struct xs_daemon_info *info)
 	for (uint32_t w = 0; w < dc->nworkers; w++) {
 		info->off_cpu_skips += xs_load_relaxed(&dc->wctr[w].off_cpu_skips);
 		info->stranded += xs_load_relaxed(&dc->wctr[w].stranded);
+		info->early_parks += xs_load_relaxed(&dc->wctr[w].early_parks);
 	}
 	return 0;
 }

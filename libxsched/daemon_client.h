@@ -88,6 +88,9 @@ struct xs_daemon_conn {
 struct xs_daemon_wctr {
 	xs_cache_aligned xs_counter_t off_cpu_skips;
 	xs_counter_t stranded;
+	/* Waits that stopped spinning and parked because the teammate they
+	 * waited for was switched out (worker.c). */
+	xs_counter_t early_parks;
 };
 
 struct xs_daemon_retired {
@@ -147,6 +150,8 @@ struct xs_daemon_info {
 	uint64_t off_cpu_skips; /* requests not sent: the victim was off its CPU */
 	uint64_t stranded;      /* of those, victims preempted or stopped for
 				 * XSCHED_RESCUE_US or more (rescue.h) */
+	uint64_t early_parks;   /* waits that parked before XSCHED_SPIN_US was
+				 * out: the teammate awaited was switched out */
 };
 
 /* xs_runtime_create(), after the own view is published and before the
@@ -208,25 +213,63 @@ static inline const struct xs_daemon_conn *xs_daemon_idle(struct xs_daemon_clien
 	return c->workers && xs_load_relaxed(&c->fresh) ? c : NULL;
 }
 
+/*
+ * Worker @v's state as the daemon's worker state says, with its since_ns
+ * in *@since, or XS_ABI_WORKER_FREE when it has no usable slot (none, a
+ * slot reclaimed and given to another thread, or worker 0 while a thread
+ * other than the one that registered runs it).
+ */
+static inline uint32_t xs_daemon_worker_state(const struct xs_daemon_client *dc,
+					      const struct xs_daemon_conn *c, uint32_t v,
+					      uint64_t *since)
+{
+	const struct xs_abi_worker *ws;
+	uint32_t s = c->slot[v], st;
+
+	if (s == UINT32_MAX || (v == 0 && !xs_load_relaxed(&dc->w0_registered)))
+		return XS_ABI_WORKER_FREE;
+	ws = &c->workers[s];
+	/* Relaxed loads of memory the BPF programs (or the daemon, degraded)
+	 * write at every context switch: one switch old at worst, and the tid
+	 * check drops a slot that was reclaimed and given to another thread.
+	 * since_ns may be one switch newer or older than state: advice. */
+	st = __atomic_load_n(&ws->state, __ATOMIC_RELAXED);
+	*since = __atomic_load_n(&ws->since_ns, __ATOMIC_RELAXED);
+	return __atomic_load_n(&ws->tid, __ATOMIC_RELAXED) == c->tid[v] ? st : XS_ABI_WORKER_FREE;
+}
+
 /* Whether worker @v is, as far as the daemon's worker state says, off its
  * CPU (preempted, stopped, woken and waiting to run, or blocked): a
  * request to it would wait for it to be scheduled again. */
 static inline bool xs_daemon_off_cpu(const struct xs_daemon_client *dc,
 				     const struct xs_daemon_conn *c, uint32_t v)
 {
-	const struct xs_abi_worker *ws;
-	uint32_t s = c->slot[v], st;
+	uint64_t since;
+	uint32_t st = xs_daemon_worker_state(dc, c, v, &since);
 
-	if (s == UINT32_MAX || (v == 0 && !xs_load_relaxed(&dc->w0_registered)))
+	return st == XS_ABI_WORKER_RUNNABLE || st == XS_ABI_WORKER_BLOCKED ||
+	       st == XS_ABI_WORKER_PREEMPTED || st == XS_ABI_WORKER_STOPPED;
+}
+
+/*
+ * Whether worker @v, which a waiter waits for, has been switched out while
+ * it could run for @min_ns or more (worker.c, "Waiting for a switched-out
+ * teammate"): PREEMPTED or STOPPED since @min_ns before @now, or woken
+ * (RUNNABLE) and still without a CPU @min_ns after its wake-up. BLOCKED
+ * is not: a parked teammate waits for someone else, and the waiter's CPU
+ * is not what it lacks. @now: CLOCK_MONOTONIC, as since_ns.
+ */
+static inline bool xs_daemon_switched_out(const struct xs_daemon_client *dc,
+					  const struct xs_daemon_conn *c, uint32_t v,
+					  uint64_t now, uint64_t min_ns)
+{
+	uint64_t since;
+	uint32_t st = xs_daemon_worker_state(dc, c, v, &since);
+
+	if (st != XS_ABI_WORKER_PREEMPTED && st != XS_ABI_WORKER_STOPPED &&
+	    st != XS_ABI_WORKER_RUNNABLE)
 		return false;
-	ws = &c->workers[s];
-	/* Relaxed loads of memory the BPF programs (or the daemon, degraded)
-	 * write at every context switch: one switch old at worst, and the tid
-	 * check drops a slot that was reclaimed and given to another thread. */
-	st = __atomic_load_n(&ws->state, __ATOMIC_RELAXED);
-	return (st == XS_ABI_WORKER_RUNNABLE || st == XS_ABI_WORKER_BLOCKED ||
-		st == XS_ABI_WORKER_PREEMPTED || st == XS_ABI_WORKER_STOPPED) &&
-	       __atomic_load_n(&ws->tid, __ATOMIC_RELAXED) == c->tid[v];
+	return now >= since && now - since >= min_ns;
 }
 
 /* Worker @w did not send a request to off-CPU victim @v: count it, and

@@ -41,6 +41,7 @@ struct xs_options {
 	int64_t affinity_trial; /* timed loops of schedule, hybrid, static before keeping one */
 	int64_t rescue_us;      /* a victim off-CPU this long is stranded (rescue.h) */
 	int64_t spread;         /* unpinned teammates move apart (spread.h) */
+	int64_t await_offcpu_us; /* park for a teammate switched out this long (worker.c) */
 	char profile[4096];     /* Chrome trace-event JSON path; "" = off */
 	char sysfs_root[4096];  /* synthetic /sys/devices/system; "" = real */
 	char runtime_dir[4096]; /* xschedd's runtime directory; "" = /run/xsched */

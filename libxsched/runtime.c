@@ -208,7 +208,9 @@ void *xs_worker_main(void *arg)
 		goto out;
 	xs_worker_wire(rt, w);
 	for (;;) {
-		xs_worker_wait_until(w, xs_job_posted, w);
+		/* Worker 0 posts the next job (worker.c: a switched-out
+		 * worker 0 is not spun for). */
+		xs_worker_wait_on(w, xs_job_posted, w, 0);
 		/* Relaxed: a loop posted since we last looked; whether it is
 		 * still open is xs_loop_help()'s question. Loops are not
 		 * waited for: one we miss has been run without us. */
@@ -340,6 +342,7 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
 					    : xs_default_queue_size(nworkers);
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
+	rt->await_offcpu_ns = (uint64_t)rt->opt.await_offcpu_us * 1000;
 	rt->oversubscribed = nworkers > xs_affinity_cpus();
 	rt->dlb = (struct xs_dlb_config){
 		.strategy = (unsigned int)rt->opt.dlb,

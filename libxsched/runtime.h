@@ -115,6 +115,8 @@ struct xs_runtime {
 	uint32_t nworkers;
 	uint32_t queue_size;
 	uint64_t spin_ns;
+	/* XSCHED_AWAIT_OFFCPU_US in ns; 0: waiters never park early. */
+	uint64_t await_offcpu_ns;
 	struct xs_worker **workers;
 	struct xs_topology *topo;
 	struct xs_victim_table *victim_table;
@@ -220,6 +222,9 @@ void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg);
 void xs_task_run_stolen(struct xs_worker *w, xs_task_fn fn, void *arg, struct xs_worker *victim);
 void xs_deque_woken(struct xs_worker *w);
 void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg);
+/* No worker in particular (xs_worker_wait_on()). */
+#define XS_AWAIT_NOBODY UINT32_MAX
+void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uint32_t awaited);
 void xs_worker_drain(struct xs_worker *w);
 void xs_worker_pause(struct xs_worker *w, uint64_t ns);
 void *xs_worker_main(void *arg);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "daemon_client.h"
 #include "runtime.h"
 
 static const struct {
@@ -58,6 +59,7 @@ uint64_t xs_stats_total(struct xs_runtime *rt, size_t offset)
 void xs_stats_print(struct xs_runtime *rt, FILE *out)
 {
 	uint64_t executed = 0, total[XS_NCOUNTERS] = { 0 };
+	struct xs_daemon_info info;
 
 	fprintf(out, "xsched: statistics for %u workers\n%-8s %14s", rt->nworkers, "worker",
 		"tasks_executed");
@@ -82,6 +84,12 @@ void xs_stats_print(struct xs_runtime *rt, FILE *out)
 	for (size_t f = 0; f < XS_NCOUNTERS; f++)
 		fprintf(out, " %14llu", (unsigned long long)total[f]);
 	fputc('\n', out);
+	/* Served by xschedd: what its worker state changed (daemon_client.h). */
+	if (rt->daemon && !xs_daemon_info(rt, &info) && info.connects)
+		fprintf(out, "xsched: daemon: early_parks %llu off_cpu_skips %llu stranded %llu\n",
+			(unsigned long long)info.early_parks,
+			(unsigned long long)info.off_cpu_skips,
+			(unsigned long long)info.stranded);
 }
 
 int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out)

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "daemon_client.h"
 #include "runtime.h"
 #include "spread.h"
 
@@ -107,7 +108,7 @@ static void xs_task_complete(struct xs_worker *w, struct xs_task *t)
 }
 
 static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *arg,
-			       const struct xs_task *joining);
+			       const struct xs_task *joining, uint32_t awaited);
 
 static bool xs_task_children_done_cb(void *arg)
 {
@@ -137,7 +138,7 @@ static void xs_task_join(struct xs_worker *w, struct xs_task *t)
 		xs_task_run_queued(w, next);
 	}
 	if (!xs_task_children_done(t))
-		xs_worker_wait_for(w, xs_task_children_done_cb, t, t);
+		xs_worker_wait_for(w, xs_task_children_done_cb, t, t, XS_AWAIT_NOBODY);
 	xs_prof_end(w->log, XS_EV_TASKWAIT, t0);
 }
 
@@ -729,6 +730,48 @@ static void xs_worker_yield(struct xs_worker *w)
 }
 
 /*
+ * Waiting for a switched-out teammate (XSCHED_AWAIT_OFFCPU_US, off by
+ * default). A waiter that waits for one particular worker (a barrier
+ * child's report, the parent's release, the job that worker 0 posts)
+ * names it, and at every yield point of its spin (every
+ * XS_SPINS_PER_YIELD looks, where it reads the clock anyway) asks
+ * xschedd's worker state (daemon_client.h) whether that worker has been
+ * switched out while it could run - preempted, stopped, or woken and
+ * still without a CPU - for XSCHED_AWAIT_OFFCPU_US. If so it parks at once
+ * instead of spinning out XSCHED_SPIN_US: the teammate runs again only
+ * when its CPU is free, and the waiter's CPU could run another thread
+ * meanwhile (a co-running program's, or the teammate itself). A teammate
+ * on its CPU leaves the spin as it was; so does a wait without a daemon
+ * connection, or with a stale worker state. The threshold keeps short
+ * switches (a woken thread on its way to an idle CPU, a kernel thread's
+ * moment) from costing a park and a futex wake: parking at every
+ * preemption made two co-running copies of the drop-in's loops slower
+ * (README, "Sharing the machine", eighth session, where the measurements
+ * that leave it off are).
+ *
+ * Only the moment of the park changes: the park itself (park.h) is the
+ * same Dekker handshake with the same re-check, so the no-lost-wake-up
+ * argument and its model (tests/models/park.pml, which does not model how
+ * long a waiter spins) are untouched.
+ */
+
+/* Whether @w should stop spinning for worker @v (see above). */
+static bool xs_worker_awaited_out(struct xs_worker *w, uint32_t v, uint64_t now)
+{
+	struct xs_daemon_client *dc = w->rt->daemon;
+	const struct xs_daemon_conn *c;
+
+	if (v == XS_AWAIT_NOBODY || v == w->id || !dc || !w->rt->await_offcpu_ns)
+		return false;
+	/* Polls when due; NULL unless the worker state is fresh. */
+	c = xs_daemon_idle(dc, w->rt);
+	if (!c || !xs_daemon_switched_out(dc, c, v, now, w->rt->await_offcpu_ns))
+		return false;
+	xs_counter_inc(&dc->wctr[w->id].early_parks);
+	return true;
+}
+
+/*
  * Run queued tasks until @done(@arg) holds. With nothing to run, spin for
  * XSCHED_SPIN_US, yielding the CPU every XS_SPINS_PER_YIELD pauses unless
  * yields proved costly (xs_worker_yield()), then park; whoever makes
@@ -736,12 +779,19 @@ static void xs_worker_yield(struct xs_worker *w)
  */
 void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg)
 {
-	xs_worker_wait_for(w, done, arg, NULL);
+	xs_worker_wait_for(w, done, arg, NULL, XS_AWAIT_NOBODY);
+}
+
+/* xs_worker_wait_until() for a condition that worker @awaited makes true:
+ * parks early while that worker is switched out (see above). */
+void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uint32_t awaited)
+{
+	xs_worker_wait_for(w, done, arg, NULL, awaited);
 }
 
 /* xs_worker_wait_until() on behalf of a task that joins its children. */
 static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *arg,
-			       const struct xs_task *joining)
+			       const struct xs_task *joining, uint32_t awaited)
 {
 	struct xs_wait_ctx ctx = { w, done, arg };
 	uint64_t idle_since = 0, stall_t0 = 0, rescue_ns, now;
@@ -788,7 +838,8 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			continue;
 		}
 		now = xs_now_ns();
-		if (!w->rt->oversubscribed && now - idle_since < w->rt->spin_ns) {
+		if (!w->rt->oversubscribed && now - idle_since < w->rt->spin_ns &&
+		    !xs_worker_awaited_out(w, awaited, now)) {
 			/* A teammate behind us on this CPU: move, not yield. */
 			if (!xs_spread(w, now))
 				xs_worker_yield(w);
