@@ -218,7 +218,8 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
 			xs_deque_rescue_check(w);
 			return;
 		}
-	} while (!atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), ns),
+	} while (xs_counter_inc(&w->fctr.ts_writes_owner),
+		 !atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), ns),
 							memory_order_release, memory_order_acquire));
 	d->split = ns;
 	xs_deque_check(w);
@@ -247,6 +248,7 @@ bool xs_deque_reclaim(struct xs_worker *w, uint32_t i)
 	for (;;) {
 		if (xs_ts_head(old) > i)
 			return false;
+		xs_counter_inc(&w->fctr.ts_writes_owner);
 		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old,
 							  xs_ts(xs_ts_head(old), i),
 							  memory_order_relaxed, memory_order_relaxed)) {
@@ -285,6 +287,7 @@ static bool xs_deque_take_own(struct xs_worker *w, uint32_t i, bool *ran)
 			return false;
 		if (xs_ts_head(old) < i)
 			return xs_deque_reclaim(w, i);
+		xs_counter_inc(&w->fctr.ts_writes_owner);
 		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, old + (1ull << 32),
 							  memory_order_relaxed, memory_order_relaxed))
 			break;
@@ -324,6 +327,7 @@ static uint32_t xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
 	 * expects a value with head < split. Whatever runs nested above i
 	 * has restored head == split == i + 1 before returning. */
 	xs_store_release(&w->dqs.ts, xs_ts(i, i));
+	xs_counter_inc(&w->fctr.ts_writes_owner);
 	w->dq.split = i;
 	xs_deque_check(w);
 	return done;
@@ -483,6 +487,7 @@ static bool xs_deque_steal_from(struct xs_worker *w, struct xs_worker *v, bool *
 	while (xs_ts_head(old) < xs_ts_split(old)) {
 		*seen = true;
 		h = xs_ts_head(old);
+		xs_counter_inc(&w->fctr.ts_writes_thief);
 		/* Acquire pairs with the owner's release CAS in publish: the
 		 * frame's contents are visible. On failure `old` is reloaded
 		 * (another thief, or the owner reclaiming): try again. */
