@@ -29,8 +29,10 @@
  * releases `done`.
  *
  * Memory ordering, access by access:
- *  - xs_deque_publish_to(): the frames [split, ns) were written with plain
- *    stores (xs_spawn(), and fn = NULL for frames claimed since); the CAS
+ *  - xs_deque_publish_to(): the frames [nh, ns) (nh: head, or the
+ *    join's frame i when head == split and [split, i) are its claimed
+ *    frames) were written with plain stores (xs_spawn(), and fn = NULL
+ *    for frames claimed since); the CAS
  *    that moves split is a release, read by a thief's acquire CAS on ts
  *    (the one that takes the frame, or an earlier one of the same
  *    release sequence: thieves' CASes are RMWs, so they continue it).
@@ -192,11 +194,21 @@ static void xs_deque_wake_one(struct xs_worker *w)
  * after the rescue check, from the split a rescuer may have left, and
  * the CAS expects that split: a publish never lowers the split, which
  * thieves may have taken frames under (head <= split, deque.h).
+ *
+ * The private frames of the running task below @from are claimed ones
+ * the owner already ran (a join serving a request at its frame @from;
+ * 0: none). When nothing is public
+ * (head == split), the same CAS moves head up to @from as well, so that
+ * thieves do not take those frames one CAS each only to find fn NULL
+ * (sparselu: a third of its thieves' CASes): they are below head then,
+ * untouchable by thieves and rescuers (which move split only up from
+ * its current value), and after the CAS their done is set to
+ * XS_FRAME_OWN, as for frames taken back, for the pop-down to find.
  */
-static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
+static void xs_deque_publish_to(struct xs_worker *w, uint32_t from, uint32_t end, bool all)
 {
 	struct xs_deque *d = &w->dq;
-	uint32_t s, ns;
+	uint32_t s, ns, nh;
 	uint64_t old;
 
 	xs_deque_rescue_check(w); /* a rescuer's split first (rescue) */
@@ -208,13 +220,17 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
 	 * again after seeing the new split gets another publication. An RMW
 	 * (rescue): the word's other bits are the rescuers'. */
 	__atomic_fetch_and(&d->splitreq, ~XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
-	ns = all ? end : s + (end - s + 1) / 2;
+	/* Only the running task's own frames [base, from) are known to be
+	 * claimed and run: below base lie an ancestor's, some unrun. */
+	if (from < s || from >= end || s < d->base)
+		from = s;
+	ns = all ? end : from + (end - from + 1) / 2;
 	/* Acquire, here and on failure: a split we did not set is a
 	 * rescuer's, and reading its release CAS (R5, deque_rescue.c; the
 	 * thieves' CASes continue its release sequence) makes its RESCUE bit
 	 * (R1) visible to the check, which takes its split. It published at
 	 * least up to our top, so nothing is left to do. Release (success)
-	 * publishes the frames [s, ns) (plain stores) to the thief's acquire
+	 * publishes the frames [nh, ns) (plain stores) to the thief's acquire
 	 * CAS in xs_deque_steal_from(). Thieves move head concurrently:
 	 * retry with the head they left. */
 	old = xs_load_acquire(&w->dqs.ts);
@@ -223,9 +239,14 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
 			xs_deque_rescue_check(w);
 			return;
 		}
+		nh = xs_ts_head(old) == s ? from : xs_ts_head(old);
 	} while (xs_counter_inc(&w->fctr.ts_writes_owner),
-		 !atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), ns),
+		 !atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(nh, ns),
 							memory_order_release, memory_order_acquire));
+	/* Relaxed: the owner's own frames, below head now; its pop-down
+	 * reads them back in program order. */
+	for (uint32_t j = s; j < nh; j++)
+		__atomic_store_n(&d->frames[j].done, XS_FRAME_OWN, __ATOMIC_RELAXED);
 	d->split = ns;
 	xs_deque_check(w);
 	xs_counter_inc(&w->fctr.publishes);
@@ -234,7 +255,7 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
 
 void xs_deque_publish(struct xs_worker *w)
 {
-	xs_deque_publish_to(w, w->dq.top, false);
+	xs_deque_publish_to(w, 0, w->dq.top, false);
 }
 
 void xs_task_publish(void)
@@ -436,7 +457,7 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		if (r & XS_SPLITREQ_RESCUE)
 			xs_deque_rescue_check(w);
 		if ((r & XS_SPLITREQ_REQ) && d->split < hi)
-			xs_deque_publish_to(w, hi, true);
+			xs_deque_publish_to(w, i, hi, true);
 		if (i < own) {
 			xs_deque_run_own(w, i);
 			continue;
@@ -520,7 +541,7 @@ int xs_task_join_newest(void)
 	 * (the one we are about to run stays ours; with none below, the
 	 * request waits for the next spawn). */
 	if (r & XS_SPLITREQ_REQ)
-		xs_deque_publish_to(w, i, false);
+		xs_deque_publish_to(w, 0, i, false);
 	for (;;) {
 		if (i >= d->split || xs_deque_reclaim(w, i)) {
 			/* Relaxed, then the rescue check (deque_rescue.c). */

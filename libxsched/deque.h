@@ -12,10 +12,15 @@
  *    increments head. It then owns the frame until it releases `done`.
  *  - [split, top): private frames; the owner's alone.
  *  - below head, down to the oldest frame the owner has not joined yet:
- *    frames stolen (running or done) or claimed by the owner (fn == NULL).
+ *    frames stolen (running or done), or taken back or claimed by the
+ *    owner (fn == NULL once it runs them).
  *
  * The owner changes split only with a CAS on ts (thieves move head
- * concurrently); thieves change only head, only while head < split.
+ * concurrently); thieves change only head, only while head < split. The
+ * owner moves head too: up past a share of the public frames it takes
+ * back, up over the running task's claimed frames when a publish finds
+ * nothing public (their done set to XS_FRAME_OWN after the CAS), both by
+ * the same CAS; down only at a pop-down (below).
  *
  * Per frame i of [base of the oldest unjoined task, top):
  *  - fn == NULL iff the owner claimed it (it runs or ran on the owner);

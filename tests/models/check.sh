@@ -42,6 +42,7 @@ runs=(
 	# per run of taken frames (eighth session)
 	"deque|-DMUT_TAKE_PAST_SPLIT|error"
 	"deque|-DMUT_BATCH_WAIT_ONE|error"
+	"deque|-DMUT_SKIP_NO_MARK|error"
 	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_BATCH_WAIT_ONE|error"
 	# ... with the rescue of a stranded owner (deque_rescue.c). The full
 	# -DRESCUE (3 frames, 2 thieves: 3e7 states) takes minutes; these

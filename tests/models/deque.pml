@@ -35,14 +35,16 @@
  *   publish(ns)                        xs_deque_publish_to()
  *     P1  top == split -> return       if (t == s) return
  *     P2  splitreq = 0                 __atomic_store_n(&d->splitreq, 0, ...)
- *     P3  ns = s + (t - s + 1) / 2     if (!ns) ns = s + (t - s + 1) / 2
- *     P4  atomic { split = ns }        CAS loop on ts keeping the head it
- *                                      finds: xs_ts(xs_ts_head(old), ns)
- *     P5  osplit = ns                  d->split = ns
+ *     P3  ns = s + (t - s + 1) / 2     ns = from + (end - from + 1) / 2
+ *     P4  atomic { split = ns; head =  CAS loop on ts keeping the head it
+ *         head == split ? from : head }    finds, or @from when head == s:
+ *                                          xs_ts(nh, ns)
+ *     P5  done[osplit .. nh) = OWN;    frames[j].done = XS_FRAME_OWN;
+ *         osplit = ns                      d->split = ns
  *   join                               xs_sync() (the private part) and
  *                                      xs_deque_join_from()
  *     J1  splitreq && osplit < N       if (splitreq && d->split < hi)
- *           -> publish(N)                  xs_deque_publish_to(w, hi)
+ *           -> publish(N, i)               xs_deque_publish_to(w, i, hi, true)
  *     J2  i < own -> run_own(i)        if (i < own) xs_deque_run_own(): fn = NULL;
  *                                          call; done = OWN (RAN here)
  *     J3  i < osplit -> take_own(i)    if (i < d->split) own = take_own...
@@ -89,6 +91,9 @@
  *   -DMUT_BATCH_WAIT_ONE the pop-down's run (D3) waits only for the newest
  *                       taken frame before it lowers ts: the join returns
  *                       while a thief still holds an older one.
+ *   -DMUT_SKIP_NO_MARK  a publish that moves head over the join's claimed
+ *                       frames (P4) does not mark them done (P5): the
+ *                       pop-down waits for them forever.
  *
  * With -DRESCUE, the rescue of a stranded owner (libxsched/deque_rescue.c):
  * each thief may, at each try, publish the owner's private frames for it
@@ -207,16 +212,22 @@ inline reclaim(i) {
 	}
 }
 
-/* xs_deque_publish_to(): @to == 0 publishes half of the private frames. */
-inline publish(to) {
+/* xs_deque_publish_to(): @to == 0 publishes half of the private frames;
+ * frames [osplit, @from) are claimed ones the owner ran (a join's). */
+inline publish(to, from) {
 	ack();
 	if
 	:: top <= osplit -> skip
 	:: else ->
 		splitreq = 0;
+		fr = from;
+		if
+		:: fr < osplit -> fr = osplit
+		:: else -> skip
+		fi;
 		ns = to;
 		if
-		:: ns == 0 -> ns = osplit + (top - osplit + 1) / 2
+		:: ns == 0 -> ns = fr + (top - fr + 1) / 2
 		:: else -> skip
 		fi;
 		if
@@ -229,12 +240,30 @@ inline publish(to) {
 			atomic {
 				ok = (split == osplit);
 				if
-				:: ok -> split = ns; check_inv()
+				:: ok ->
+					/* nothing public: head jumps over
+					 * the claimed frames too */
+					if
+					:: head == split -> nh = fr
+					:: else -> nh = head
+					fi;
+					head = nh;
+					split = ns;
+					check_inv()
 				:: else -> skip
 				fi
 			};
 			if
-			:: ok -> osplit = ns
+			:: ok ->
+#ifndef MUT_SKIP_NO_MARK
+				/* their done = OWN, for the pop-down */
+				j = osplit;
+				do
+				:: j < nh -> done[j] = RAN; j++
+				:: else -> break
+				od;
+#endif
+				osplit = ns
 			:: else -> ack()          /* a rescuer's split */
 			fi
 #endif
@@ -263,7 +292,7 @@ inline claim_check(i) {
 
 active proctype owner()
 {
-	byte i, ns, h, own, k, j;
+	byte i, ns, h, own, k, j, fr, nh;
 	bit ok, mine, acked, slow, gone;
 
 	/* spawn: xs_spawn() */
@@ -273,7 +302,7 @@ active proctype owner()
 		fn[i] = 1;
 		top++;
 		if
-		:: splitreq || rescue -> publish(0)
+		:: splitreq || rescue -> publish(0, 0)
 		:: else -> skip
 		fi;
 		i++
@@ -309,7 +338,7 @@ active proctype owner()
 			:: else -> skip
 			fi;
 			if
-			:: splitreq && osplit < i -> publish(osplit + (i - osplit + 1) / 2)
+			:: splitreq && osplit < i -> publish(osplit + (i - osplit + 1) / 2, 0)
 			:: else -> skip
 			fi;
 			do
@@ -362,7 +391,7 @@ active proctype owner()
 		:: else -> skip
 		fi;
 		if
-		:: splitreq && osplit < N -> publish(N)
+		:: splitreq && osplit < N -> publish(N, i)
 		:: else -> skip
 		fi;
 		mine = 1;
