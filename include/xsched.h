@@ -168,6 +168,10 @@ struct xs_stats {
 	uint64_t idle_work_ns;          /* ns workers slept while a frame they
 					 * were woken for waited (woken to
 					 * running), summed over workers */
+	uint64_t ts_writes_owner;       /* CASes and stores of a worker on its
+					 * own deque's shared word (ts) */
+	uint64_t ts_writes_thief;       /* CASes of thieves and rescuers on
+					 * other workers' ts */
 };
 
 /* Snapshot @rt's counters into @out. Safe while tasks run (counters are

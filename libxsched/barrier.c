@@ -46,8 +46,9 @@
  *      3. claimed by the spawner (fn == NULL) and running there by a
  *         direct call, possibly published afterwards (a thief that takes
  *         it runs nothing and sets done);
- *      4. taken back by the spawner past head (xs_deque_take_own()) and
- *         running or finished there;
+ *      4. taken back by the spawner past head, a share of the public
+ *         frames per CAS (xs_deque_take_own()), and waiting for its turn
+ *         in the spawner's join, running or finished there;
  *      5. stolen: running on the thief's stack, or finished with done set
  *         and not yet popped by the spawner's join.
  *      A frame's spawner is a descriptor, a root or implicit task, or a

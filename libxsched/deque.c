@@ -20,16 +20,19 @@
  * it claimed it while private (i >= split: no thief can take it, since a
  * thief's CAS needs head < split and only the owner moves split) or after
  * a CAS that lowered split to i succeeded with head <= i (from then on no
- * thief can take it). A thief runs it only after its CAS moved head past
- * it. The CASes on ts are totally ordered, so exactly one side wins. A
+ * thief can take it), or after its own CAS moved head past it (the join
+ * takes back a share of the public frames at once, xs_deque_take_own()).
+ * A thief runs it only after its CAS moved head past it. The CASes on ts are totally ordered, so exactly one side wins. A
  * frame claimed by the owner and later published anyway has fn == NULL
  * (the claim is before the publishing CAS in the owner's program order,
  * and the thief's acquire CAS reads from that release): the thief only
  * releases `done`.
  *
  * Memory ordering, access by access:
- *  - xs_deque_publish_to(): the frames [split, ns) were written with plain
- *    stores (xs_spawn(), and fn = NULL for frames claimed since); the CAS
+ *  - xs_deque_publish_to(): the frames [nh, ns) (nh: head, or the
+ *    join's frame i when head == split and [split, i) are its claimed
+ *    frames) were written with plain stores (xs_spawn(), and fn = NULL
+ *    for frames claimed since); the CAS
  *    that moves split is a release, read by a thief's acquire CAS on ts
  *    (the one that takes the frame, or an earlier one of the same
  *    release sequence: thieves' CASes are RMWs, so they continue it).
@@ -42,8 +45,12 @@
  *  - xs_deque_reclaim(), xs_deque_take_own(): relaxed CAS. The owner
  *    reads no thief's data on success (the frame is its own, written by
  *    itself); on failure it waits for done, which is the acquire.
- *  - xs_deque_wait_stolen(): ts = (i, i) by a release store: head can go
- *    back down only here, when nothing above i is in a thief's hands.
+ *  - xs_deque_wait_stolen_run(): ts = (lo, lo) by one release store for a
+ *    run [lo, i] of taken frames, once every one of them is done: head
+ *    goes back down only here, when nothing at or above lo is in a
+ *    thief's hands. (The join used to store ts once per taken frame and
+ *    CAS it once per frame taken back: 1.8 writes of the shared line per
+ *    sparselu task at 2 threads, README, issue 13's eighth session.)
  *  - xs_deque_wake_one() after a publish or a steal that left frames:
  *    the Dekker pairing with xs_park() (park.h), over ts and park.state.
  *  - splitreq: relaxed both ways (a hint; see deque.h).
@@ -187,11 +194,21 @@ static void xs_deque_wake_one(struct xs_worker *w)
  * after the rescue check, from the split a rescuer may have left, and
  * the CAS expects that split: a publish never lowers the split, which
  * thieves may have taken frames under (head <= split, deque.h).
+ *
+ * The private frames of the running task below @from are claimed ones
+ * the owner already ran (a join serving a request at its frame @from;
+ * 0: none). When nothing is public
+ * (head == split), the same CAS moves head up to @from as well, so that
+ * thieves do not take those frames one CAS each only to find fn NULL
+ * (sparselu: a third of its thieves' CASes): they are below head then,
+ * untouchable by thieves and rescuers (which move split only up from
+ * its current value), and after the CAS their done is set to
+ * XS_FRAME_OWN, as for frames taken back, for the pop-down to find.
  */
-static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
+static void xs_deque_publish_to(struct xs_worker *w, uint32_t from, uint32_t end, bool all)
 {
 	struct xs_deque *d = &w->dq;
-	uint32_t s, ns;
+	uint32_t s, ns, nh;
 	uint64_t old;
 
 	xs_deque_rescue_check(w); /* a rescuer's split first (rescue) */
@@ -203,13 +220,17 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
 	 * again after seeing the new split gets another publication. An RMW
 	 * (rescue): the word's other bits are the rescuers'. */
 	__atomic_fetch_and(&d->splitreq, ~XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
-	ns = all ? end : s + (end - s + 1) / 2;
+	/* Only the running task's own frames [base, from) are known to be
+	 * claimed and run: below base lie an ancestor's, some unrun. */
+	if (from < s || from >= end || s < d->base)
+		from = s;
+	ns = all ? end : from + (end - from + 1) / 2;
 	/* Acquire, here and on failure: a split we did not set is a
 	 * rescuer's, and reading its release CAS (R5, deque_rescue.c; the
 	 * thieves' CASes continue its release sequence) makes its RESCUE bit
 	 * (R1) visible to the check, which takes its split. It published at
 	 * least up to our top, so nothing is left to do. Release (success)
-	 * publishes the frames [s, ns) (plain stores) to the thief's acquire
+	 * publishes the frames [nh, ns) (plain stores) to the thief's acquire
 	 * CAS in xs_deque_steal_from(). Thieves move head concurrently:
 	 * retry with the head they left. */
 	old = xs_load_acquire(&w->dqs.ts);
@@ -218,8 +239,14 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
 			xs_deque_rescue_check(w);
 			return;
 		}
-	} while (!atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), ns),
+		nh = xs_ts_head(old) == s ? from : xs_ts_head(old);
+	} while (xs_counter_inc(&w->fctr.ts_writes_owner),
+		 !atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(nh, ns),
 							memory_order_release, memory_order_acquire));
+	/* Relaxed: the owner's own frames, below head now; its pop-down
+	 * reads them back in program order. */
+	for (uint32_t j = s; j < nh; j++)
+		__atomic_store_n(&d->frames[j].done, XS_FRAME_OWN, __ATOMIC_RELAXED);
 	d->split = ns;
 	xs_deque_check(w);
 	xs_counter_inc(&w->fctr.publishes);
@@ -228,7 +255,7 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t end, bool all)
 
 void xs_deque_publish(struct xs_worker *w)
 {
-	xs_deque_publish_to(w, w->dq.top, false);
+	xs_deque_publish_to(w, 0, w->dq.top, false);
 }
 
 void xs_task_publish(void)
@@ -247,6 +274,7 @@ bool xs_deque_reclaim(struct xs_worker *w, uint32_t i)
 	for (;;) {
 		if (xs_ts_head(old) > i)
 			return false;
+		xs_counter_inc(&w->fctr.ts_writes_owner);
 		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old,
 							  xs_ts(xs_ts_head(old), i),
 							  memory_order_relaxed, memory_order_relaxed)) {
@@ -266,43 +294,77 @@ static bool xs_frame_done(void *arg)
 }
 
 /*
- * Frame @i (< split) is public. If it is the oldest public frame, take it
- * the way a thief does, moving head past it (the frames above stay public
- * for the thieves; true, and *ran is set once it ran here). If a thief got
- * it first, false. If older public frames remain below it (an ancestor's),
- * lower split to i instead (xs_deque_reclaim()).
+ * How many of @pub public frames a join takes back with one CAS, from the
+ * oldest on (xs_deque_take_own()): its share, pub / nworkers (at least
+ * one, at most XS_DEQUE_TAKE_MAX), so every thief can still find as many
+ * as the owner took, and the owner comes back to the shared word once per
+ * share instead of once per frame. The share shrinks as the public frames
+ * run out, so at the end of a row of equal tasks the owner holds at most
+ * one more than a thief does. The bound caps what a long first frame (a
+ * subtree) keeps from the thieves.
  */
-static bool xs_deque_take_own(struct xs_worker *w, uint32_t i, bool *ran)
+static uint32_t xs_deque_take_count(const struct xs_worker *w, uint32_t pub)
+{
+	uint32_t k = pub / w->nworkers;
+
+	return k < 1 ? 1 : k > XS_DEQUE_TAKE_MAX ? XS_DEQUE_TAKE_MAX : k;
+}
+
+/*
+ * Frame @i (< split) is public. If it is the oldest public frame, take it
+ * and the public frames after it, a share of them (xs_deque_take_count()),
+ * the way a thief takes one: one CAS moves head past them all, the frames
+ * above stay public for the thieves. Returns the end of the run taken
+ * (> i; the caller runs [i, end) in order, xs_deque_run_own()). If a thief
+ * got frame i first, i. If older public frames remain below it (an
+ * ancestor's), lower split to i instead (xs_deque_reclaim()): i + 1 on
+ * success (private again), i on failure (stolen meanwhile); *priv tells
+ * the two outcomes that make frame i the owner's apart.
+ */
+static uint32_t xs_deque_take_own(struct xs_worker *w, uint32_t i, bool *priv)
 {
 	/* Relaxed: as in xs_deque_reclaim(). */
 	uint64_t old = xs_load_relaxed(&w->dqs.ts);
-	struct xs_frame *f = &w->dq.frames[i];
-	xs_task_fn fn;
+	uint32_t k;
 
-	*ran = false;
+	*priv = false;
 	for (;;) {
 		if (xs_ts_head(old) > i)
-			return false;
-		if (xs_ts_head(old) < i)
-			return xs_deque_reclaim(w, i);
-		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, old + (1ull << 32),
+			return i;
+		if (xs_ts_head(old) < i) {
+			*priv = xs_deque_reclaim(w, i);
+			return *priv ? i + 1 : i;
+		}
+		/* The whole word is compared: the share is of the public
+		 * frames [i, split) of this very value (a rescuer may have
+		 * raised split since d->split was read; deque_rescue.c). */
+		k = xs_deque_take_count(w, xs_ts_split(old) - i);
+		xs_counter_inc(&w->fctr.ts_writes_owner);
+		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old,
+							  old + ((uint64_t)k << 32),
 							  memory_order_relaxed, memory_order_relaxed))
-			break;
+			return i + k;
 	}
-	/* Ours, below head: the pop below treats it as taken and finds it
-	 * done (our own relaxed store, read back by this thread). */
-	fn = f->fn;
+}
+
+/* Frame @i, taken by xs_deque_take_own() (below head, the owner's): run
+ * it. The pop-down treats it as taken and finds it done (our own relaxed
+ * store, read back by this thread). */
+static void xs_deque_run_own(struct xs_worker *w, uint32_t i)
+{
+	struct xs_frame *f = &w->dq.frames[i];
+	xs_task_fn fn = f->fn;
+
 	__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED); /* thieves' loads */
 	xs_frame_call(&w->dq, fn, f->arg);
 	__atomic_store_n(&f->done, XS_FRAME_OWN, __ATOMIC_RELAXED);
-	*ran = true;
-	return true;
 }
 
-/* Frame @i was stolen, or taken by xs_deque_take_own() (head == split ==
- * i + 1): wait for the thief, then take the slot and the split back.
- * Returns the thief's done (XS_FRAME_*). */
-static uint32_t xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
+/* Frame @i (below head) was stolen, or taken by xs_deque_take_own():
+ * wait for its taker, then clear the slot. ts is not touched: the caller
+ * lowers it once the frames it waits for are all back. Returns the
+ * taker's done (XS_FRAME_*). */
+static uint32_t xs_deque_wait_frame(struct xs_worker *w, uint32_t i)
 {
 	struct xs_frame *f = &w->dq.frames[i];
 	uint32_t done;
@@ -320,26 +382,72 @@ static uint32_t xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
 	 * the owner sees its claim, and a thief must then find no task. */
 	__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&f->done, 0, __ATOMIC_RELAXED);
-	/* Release, though no thief can act on (i, i): a stalled thief's CAS
-	 * expects a value with head < split. Whatever runs nested above i
-	 * has restored head == split == i + 1 before returning. */
-	xs_store_release(&w->dqs.ts, xs_ts(i, i));
-	w->dq.split = i;
+	return done;
+}
+
+/*
+ * Frames [@lo, @i] are all below head, with head == split == top == i + 1
+ * (nothing public, nothing private above them): wait for each taker, then
+ * lower head and split to lo with one store. Whatever runs nested while we
+ * wait (xs_worker_wait_until()) pushes above i and has restored head ==
+ * split == top == i + 1 before it returns, so the word stays (i + 1, i + 1)
+ * throughout, and lowering head is safe only now, when nothing in
+ * [lo, i + 1) is in a thief's hands. Returns the last done waited for
+ * (frame lo's).
+ */
+static uint32_t xs_deque_wait_stolen_run(struct xs_worker *w, uint32_t lo, uint32_t i)
+{
+	uint32_t done;
+
+#ifdef XS_DEBUG
+	/* Relaxed: only the owner lowers head or moves split here; a rescue
+	 * in flight is the one exception, resynced by the owner's ack. */
+	uint64_t ts = xs_load_relaxed(&w->dqs.ts);
+
+	if (ts != xs_ts(i + 1, i + 1) &&
+	    !(__atomic_load_n(&w->dq.splitreq, __ATOMIC_RELAXED) & XS_SPLITREQ_RESCUE)) {
+		fprintf(stderr, "xsched: worker %u waits for taken frames [%u, %u] with head %u, "
+			"split %u (both should be %u)\n", w->id, lo, i, xs_ts_head(ts),
+			xs_ts_split(ts), i + 1);
+		abort();
+	}
+#endif
+	for (uint32_t j = i;; j--) {
+		done = xs_deque_wait_frame(w, j);
+		if (j == lo)
+			break;
+	}
+	/* Release, though no thief can act on (lo, lo): a stalled thief's CAS
+	 * expects a value with head < split. It pairs with a rescuer's
+	 * acquire (R3, deque_rescue.c): the slots' clearing above and the
+	 * top stores before it come with it, and a rescuer that publishes
+	 * [lo, top) then finds fn NULL there. */
+	xs_store_release(&w->dqs.ts, xs_ts(lo, lo));
+	xs_counter_inc(&w->fctr.ts_writes_owner);
+	w->dq.split = lo;
 	xs_deque_check(w);
 	return done;
+}
+
+/* Frame @i was stolen, or taken by xs_deque_take_own() (head == split ==
+ * top == i + 1): wait for its taker, then take the slot and the split
+ * back. Returns the taker's done (XS_FRAME_*). */
+static uint32_t xs_deque_wait_stolen(struct xs_worker *w, uint32_t i)
+{
+	return xs_deque_wait_stolen_run(w, i, i);
 }
 
 void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 {
 	struct xs_deque *d = &w->dq;
-	uint32_t lo = d->base, hi = d->top;
+	uint32_t lo = d->base, hi = d->top, own = first;
 
-	/* Spawn order: claim and run each frame no thief has taken. */
+	/* Spawn order: claim and run each frame no thief has taken. Frames
+	 * below `own` were taken by xs_deque_take_own() as a run: ours. */
 	for (uint32_t i = first; i < hi; i++) {
 		struct xs_frame *f = &d->frames[i];
 		xs_task_fn fn;
-
-		bool ran;
+		bool priv;
 
 		/* Relaxed: a hint, see xs_spawn(). Served before a child that
 		 * may run long, with every frame left: this join takes its
@@ -349,10 +457,19 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		if (r & XS_SPLITREQ_RESCUE)
 			xs_deque_rescue_check(w);
 		if ((r & XS_SPLITREQ_REQ) && d->split < hi)
-			xs_deque_publish_to(w, hi, true);
+			xs_deque_publish_to(w, i, hi, true);
+		if (i < own) {
+			xs_deque_run_own(w, i);
+			continue;
+		}
 		if (i < d->split) {
-			if (!xs_deque_take_own(w, i, &ran) || ran)
+			own = xs_deque_take_own(w, i, &priv);
+			if (!priv) {
+				if (own > i)
+					xs_deque_run_own(w, i);
 				continue; /* stolen, or taken and run: popped below */
+			}
+			own = i; /* reclaimed: private, claimed below */
 		}
 		fn = f->fn;
 		/* Relaxed, then the rescue check (deque_rescue.c). */
@@ -364,7 +481,11 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 	/* Newest first: drop what we ran, wait for what thieves took. Each
 	 * store that lowers top is followed by the rescue check; a rescuer
 	 * that published above the new top makes us go back up to its split
-	 * (deque_rescue.c). Relaxed: read by rescuers after their fence. */
+	 * (deque_rescue.c). Relaxed: read by rescuers after their fence.
+	 * The first frame found taken (reclaim fails: head > i, so head ==
+	 * split == top == i + 1 after the check) has every frame below it,
+	 * down to lo, taken too: one wait for the run and one store of ts
+	 * (xs_deque_wait_stolen_run()), then top = lo and its check. */
 	for (uint32_t i = hi;;) {
 		if (i == lo) {
 			__atomic_store_n(&d->top, lo, __ATOMIC_RELAXED);
@@ -382,7 +503,8 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		}
 		if (i >= d->split || xs_deque_reclaim(w, i))
 			continue;
-		xs_deque_wait_stolen(w, i);
+		xs_deque_wait_stolen_run(w, lo, i);
+		i = lo;
 	}
 	xs_deque_check(w);
 }
@@ -419,7 +541,7 @@ int xs_task_join_newest(void)
 	 * (the one we are about to run stays ours; with none below, the
 	 * request waits for the next spawn). */
 	if (r & XS_SPLITREQ_REQ)
-		xs_deque_publish_to(w, i, false);
+		xs_deque_publish_to(w, 0, i, false);
 	for (;;) {
 		if (i >= d->split || xs_deque_reclaim(w, i)) {
 			/* Relaxed, then the rescue check (deque_rescue.c). */
@@ -483,6 +605,7 @@ static bool xs_deque_steal_from(struct xs_worker *w, struct xs_worker *v, bool *
 	while (xs_ts_head(old) < xs_ts_split(old)) {
 		*seen = true;
 		h = xs_ts_head(old);
+		xs_counter_inc(&w->fctr.ts_writes_thief);
 		/* Acquire pairs with the owner's release CAS in publish: the
 		 * frame's contents are visible. On failure `old` is reloaded
 		 * (another thief, or the owner reclaiming): try again. */

@@ -12,20 +12,30 @@
  *    increments head. It then owns the frame until it releases `done`.
  *  - [split, top): private frames; the owner's alone.
  *  - below head, down to the oldest frame the owner has not joined yet:
- *    frames stolen (running or done) or claimed by the owner (fn == NULL).
+ *    frames stolen (running or done), or taken back or claimed by the
+ *    owner (fn == NULL once it runs them).
  *
  * The owner changes split only with a CAS on ts (thieves move head
- * concurrently); thieves change only head, only while head < split.
+ * concurrently); thieves change only head, only while head < split. The
+ * owner moves head too: up past a share of the public frames it takes
+ * back, up over the running task's claimed frames when a publish finds
+ * nothing public (their done set to XS_FRAME_OWN after the CAS), both by
+ * the same CAS; down only at a pop-down (below).
  *
  * Per frame i of [base of the oldest unjoined task, top):
  *  - fn == NULL iff the owner claimed it (it runs or ran on the owner);
  *    a thief that takes a claimed frame runs nothing.
  *  - done == 1 only for a frame below head whose taker has finished with
- *    it (a thief, or the owner in xs_deque_take_own()); the owner resets
+ *    it (a thief, or the owner, whose join takes back a share of the
+ *    public frames with one CAS, xs_deque_take_own()); the owner resets
  *    it to 0 when it pops the frame.
  *  - The owner pops a frame (lowers top past it) only when it is private
  *    (i >= split, or made so by lowering split to i) or done; so a frame
- *    a thief holds is never overwritten.
+ *    a thief holds is never overwritten. Taken frames are popped as a
+ *    run: the join's pop-down, at the first taken frame i (then head ==
+ *    split == top == i + 1, and every frame of the task below i is taken
+ *    too), waits until each is done and lowers head and split to the
+ *    task's base with one store.
  * Checked at every owner-side change under XS_DEBUG (xs_deque_check()).
  *
  * Ordering (what each access publishes; deque.c has the pairings):
@@ -34,7 +44,8 @@
  *             done = 1 (release)
  *   join      owner: done load (acquire) sees the stolen task's effects;
  *             reclaim/take back: ts CAS (relaxed: only its place in ts's
- *             modification order decides who owns the frame)
+ *             modification order decides who owns the frames); pop-down:
+ *             one ts store (release) per run of taken frames
  *   splitreq  relaxed, a hint both ways; a request lost to a race is
  *             repeated by the thief, and a thief parks only after the
  *             fence of xs_park() and a last look at every ts.
@@ -68,6 +79,10 @@
  * gomp/task.c) rely on.
  */
 #define XS_DEQUE_QUEUED 16384u
+
+/* The most public frames a join takes back with one CAS on ts (deque.c,
+ * xs_deque_take_count()). */
+#define XS_DEQUE_TAKE_MAX 64u
 
 /* The thieves' side of a worker's deque, on its own line. */
 struct xs_deque_shared {

@@ -174,6 +174,7 @@ static bool xs_deque_rescue(struct xs_worker *w, struct xs_worker *v)
 	t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
 	/* R5. Release: the frames [s, t) to the thieves' acquire CAS. */
 	while (t > s && xs_ts_split(old) == s) {
+		xs_counter_inc(&w->fctr.ts_writes_thief);
 		if (atomic_compare_exchange_weak_explicit(&v->dqs.ts, &old, xs_ts(xs_ts_head(old), t),
 							  memory_order_release, memory_order_relaxed)) {
 			xs_counter_add(&w->fctr.rescued_frames, t - s);

@@ -53,6 +53,12 @@ struct xs_frame_counters {
 	 * published on its behalf, and the claims that did so. */
 	xs_counter_t rescued_frames;
 	xs_counter_t rescues;
+	/* Writes of a ts word (deque.h; the line the owner and its thieves
+	 * share): this worker's on its own (publish, take back, reclaim,
+	 * pop-down; each CAS attempt counts) and on other workers' (steal
+	 * and rescue CAS attempts). */
+	xs_counter_t ts_writes_owner;
+	xs_counter_t ts_writes_thief;
 };
 
 struct xs_worker {

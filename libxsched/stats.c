@@ -114,6 +114,8 @@ int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out)
 		out->frames_stolen += xs_load_relaxed(&w->fctr.frames_stolen);
 		out->publishes += xs_load_relaxed(&w->fctr.publishes);
 		out->idle_work_ns += xs_load_relaxed(&w->fctr.idle_work_ns);
+		out->ts_writes_owner += xs_load_relaxed(&w->fctr.ts_writes_owner);
+		out->ts_writes_thief += xs_load_relaxed(&w->fctr.ts_writes_thief);
 	}
 	return 0;
 }

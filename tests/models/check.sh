@@ -38,6 +38,12 @@ runs=(
 	"deque|-DNTHIEVES=1|verify"
 	"deque|-DMUT_STORE_TS|error"
 	"deque|-DMUT_RECLAIM_BLIND|error"
+	# ... the join's take of a share per CAS and the pop-down's one store
+	# per run of taken frames (eighth session)
+	"deque|-DMUT_TAKE_PAST_SPLIT|error"
+	"deque|-DMUT_BATCH_WAIT_ONE|error"
+	"deque|-DMUT_SKIP_NO_MARK|error"
+	"deque|-DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_BATCH_WAIT_ONE|error"
 	# ... with the rescue of a stranded owner (deque_rescue.c). The full
 	# -DRESCUE (3 frames, 2 thieves: 3e7 states) takes minutes; these
 	# bounds keep the rescuer/thief race and the owner's every step.

@@ -35,30 +35,38 @@
  *   publish(ns)                        xs_deque_publish_to()
  *     P1  top == split -> return       if (t == s) return
  *     P2  splitreq = 0                 __atomic_store_n(&d->splitreq, 0, ...)
- *     P3  ns = s + (t - s + 1) / 2     if (!ns) ns = s + (t - s + 1) / 2
- *     P4  atomic { split = ns }        CAS loop on ts keeping the head it
- *                                      finds: xs_ts(xs_ts_head(old), ns)
- *     P5  osplit = ns                  d->split = ns
+ *     P3  ns = s + (t - s + 1) / 2     ns = from + (end - from + 1) / 2
+ *     P4  atomic { split = ns; head =  CAS loop on ts keeping the head it
+ *         head == split ? from : head }    finds, or @from when head == s:
+ *                                          xs_ts(nh, ns)
+ *     P5  done[osplit .. nh) = OWN;    frames[j].done = XS_FRAME_OWN;
+ *         osplit = ns                      d->split = ns
  *   join                               xs_sync() (the private part) and
  *                                      xs_deque_join_from()
  *     J1  splitreq && osplit < N       if (splitreq && d->split < hi)
- *           -> publish(N)                  xs_deque_publish_to(w, hi)
- *     J2  i < osplit -> take_own(i)    if (i < d->split) take_own...
- *     J3  private: fn[i] = 0; exec_frame(i) fn = f->fn; f->fn = NULL; xs_frame_call()
+ *           -> publish(N, i)               xs_deque_publish_to(w, i, hi, true)
+ *     J2  i < own -> run_own(i)        if (i < own) xs_deque_run_own(): fn = NULL;
+ *                                          call; done = OWN (RAN here)
+ *     J3  i < osplit -> take_own(i)    if (i < d->split) own = take_own...
+ *     J4  private: fn[i] = 0; exec_frame(i) fn = f->fn; f->fn = NULL; xs_frame_call()
  *   take_own(i)                        xs_deque_take_own()
- *     K1  head > i -> stolen           if (xs_ts_head(old) > i) return false
- *     K2  head < i -> reclaim(i)       if (xs_ts_head(old) < i) return reclaim
- *     K3  CAS head: i -> i + 1         CAS(ts, old, old + (1 << 32))
- *     K4  fn[i] = 0; exec_frame(i); done[i]   fn = f->fn; f->fn = NULL; call; done = 1
+ *     K1  head > i -> stolen           if (xs_ts_head(old) > i) return i
+ *     K2  head < i -> reclaim(i)       if (xs_ts_head(old) < i) reclaim
+ *     K3  CAS head: i -> i + k, own =  k = xs_deque_take_count(split - i);
+ *         i + k, any 1 <= k <= split - i   CAS(ts, old, old + (k << 32))
+ *     K4  fn[i] = 0; exec_frame(i); done[i]   xs_deque_run_own(w, i)
  *   reclaim(i)                         xs_deque_reclaim()
  *     R1  CAS: head > i -> false,      if (xs_ts_head(old) > i) return false;
  *         else split = i; osplit = i   CAS(ts, old, xs_ts(head, i)); d->split = i
  *   pop-down, i = N-1 .. 0             the second loop of xs_deque_join_from()
  *     D1  top = i + 1                  d->top = i + 1
  *     D2  i >= osplit || reclaim(i)    if (i >= d->split || reclaim) continue
- *     D3  wait done[i]                 xs_deque_wait_stolen(): xs_frame_done()
- *     D4  done[i] = 0; ts = (i, i)     f->done = 0; store_release(ts, (i, i))
- *     D5  osplit = i                   d->split = i
+ *     D3  assert head == split == i+1  xs_deque_wait_stolen_run(w, lo, i):
+ *         wait done[j], j = i .. 0         xs_deque_wait_frame(), j = i .. lo
+ *     D4  done[j] = 0 each; then one   f->done = 0 each; then
+ *         ts = (0, 0)                      store_release(ts, (lo, lo))
+ *     D5  osplit = 0; i = 0            d->split = lo; i = lo (top = lo and
+ *                                          its check, D1 for i == lo)
  *
  *   thief()                            xs_deque_steal_from()
  *     T1  (h, s) = ts                  old = xs_load_acquire(&v->dqs.ts)
@@ -77,6 +85,15 @@
  *   -DMUT_RECLAIM_BLIND reclaim lowers the split without checking that no
  *                       thief moved head past the frame (R1 without its
  *                       test): the owner runs a stolen frame again.
+ *   -DMUT_TAKE_PAST_SPLIT the join's take (K3) counts its share to top
+ *                       instead of the split of the word it CASes: head
+ *                       passes split (check_inv).
+ *   -DMUT_BATCH_WAIT_ONE the pop-down's run (D3) waits only for the newest
+ *                       taken frame before it lowers ts: the join returns
+ *                       while a thief still holds an older one.
+ *   -DMUT_SKIP_NO_MARK  a publish that moves head over the join's claimed
+ *                       frames (P4) does not mark them done (P5): the
+ *                       pop-down waits for them forever.
  *
  * With -DRESCUE, the rescue of a stranded owner (libxsched/deque_rescue.c):
  * each thief may, at each try, publish the owner's private frames for it
@@ -106,7 +123,7 @@
  *     T4' done[h] = f ? RAN : BACK     xs_deque_steal_from()
  *     D1' top = i + 1; rescue -> A;    the pop-down: each top store, then
  *         osplit > top -> i = osplit       the check; back up to the split
- *     D4' fn[i] = 0                    xs_deque_wait_stolen() clears fn
+ *     D4' fn[j] = 0                    xs_deque_wait_frame() clears fn
  *     P0  rescue -> A                  publish_to(): check first, and a CAS
  *     P4' split != osplit -> A, stop       that meets a split it did not set
  * With -DTYPED, the owner joins as typed tasks do (xsched/task_typed.h),
@@ -195,16 +212,22 @@ inline reclaim(i) {
 	}
 }
 
-/* xs_deque_publish_to(): @to == 0 publishes half of the private frames. */
-inline publish(to) {
+/* xs_deque_publish_to(): @to == 0 publishes half of the private frames;
+ * frames [osplit, @from) are claimed ones the owner ran (a join's). */
+inline publish(to, from) {
 	ack();
 	if
 	:: top <= osplit -> skip
 	:: else ->
 		splitreq = 0;
+		fr = from;
+		if
+		:: fr < osplit -> fr = osplit
+		:: else -> skip
+		fi;
 		ns = to;
 		if
-		:: ns == 0 -> ns = osplit + (top - osplit + 1) / 2
+		:: ns == 0 -> ns = fr + (top - fr + 1) / 2
 		:: else -> skip
 		fi;
 		if
@@ -217,12 +240,30 @@ inline publish(to) {
 			atomic {
 				ok = (split == osplit);
 				if
-				:: ok -> split = ns; check_inv()
+				:: ok ->
+					/* nothing public: head jumps over
+					 * the claimed frames too */
+					if
+					:: head == split -> nh = fr
+					:: else -> nh = head
+					fi;
+					head = nh;
+					split = ns;
+					check_inv()
 				:: else -> skip
 				fi
 			};
 			if
-			:: ok -> osplit = ns
+			:: ok ->
+#ifndef MUT_SKIP_NO_MARK
+				/* their done = OWN, for the pop-down */
+				j = osplit;
+				do
+				:: j < nh -> done[j] = RAN; j++
+				:: else -> break
+				od;
+#endif
+				osplit = ns
 			:: else -> ack()          /* a rescuer's split */
 			fi
 #endif
@@ -251,7 +292,7 @@ inline claim_check(i) {
 
 active proctype owner()
 {
-	byte i, ns, h;
+	byte i, ns, h, own, k, j, fr, nh;
 	bit ok, mine, acked, slow, gone;
 
 	/* spawn: xs_spawn() */
@@ -261,7 +302,7 @@ active proctype owner()
 		fn[i] = 1;
 		top++;
 		if
-		:: splitreq || rescue -> publish(0)
+		:: splitreq || rescue -> publish(0, 0)
 		:: else -> skip
 		fi;
 		i++
@@ -297,7 +338,7 @@ active proctype owner()
 			:: else -> skip
 			fi;
 			if
-			:: splitreq && osplit < i -> publish(osplit + (i - osplit + 1) / 2)
+			:: splitreq && osplit < i -> publish(osplit + (i - osplit + 1) / 2, 0)
 			:: else -> skip
 			fi;
 			do
@@ -350,18 +391,36 @@ active proctype owner()
 		:: else -> skip
 		fi;
 		if
-		:: splitreq && osplit < N -> publish(N)
+		:: splitreq && osplit < N -> publish(N, i)
 		:: else -> skip
 		fi;
 		mine = 1;
 		if
-		:: i < osplit ->
-			/* xs_deque_take_own() */
+		:: i < own ->
+			/* xs_deque_run_own(): taken with an older frame */
+			mine = 0;
+			fn[i] = 0; exec_frame(i); done[i] = RAN
+		:: i >= own && i < osplit ->
+			/* xs_deque_take_own(): a share of the public frames,
+			 * any size from 1 to split - i (the code's rule picks
+			 * one; the model tries them all) */
 			atomic {
 				if
 				:: head > i -> mine = 0; ok = 0
 				:: head < i -> ok = 1        /* reclaim below */
-				:: head == i -> head++; mine = 0; ok = 1
+				:: head == i ->
+					k = 1;
+					do
+#ifdef MUT_TAKE_PAST_SPLIT
+					:: k < top - i -> k++
+#else
+					:: k < split - i -> k++
+#endif
+					:: true -> break
+					od;
+					head = head + k; own = i + k;
+					mine = 0; ok = 1;
+					check_inv()
 				fi
 			};
 			if
@@ -420,12 +479,30 @@ active proctype owner()
 				if
 				:: ok -> skip
 				:: else ->
-					/* xs_deque_wait_stolen() */
-					done[i] != 0;
-					fn[i] = 0;
-					done[i] = 0;
-					atomic { head = i; split = i };
-					osplit = i
+					/* xs_deque_wait_stolen_run(): head ==
+					 * split == top == i + 1, and every frame
+					 * below is taken: wait for each, then one
+					 * store lowers ts to the task's base */
+					assert(head == i + 1 && split == i + 1);
+					j = i + 1;
+					do
+					:: j > 0 ->
+						j--;
+#ifdef MUT_BATCH_WAIT_ONE
+						if
+						:: j == i -> done[j] != 0
+						:: else -> skip
+						fi;
+#else
+						done[j] != 0;
+#endif
+						fn[j] = 0;
+						done[j] = 0
+					:: else -> break
+					od;
+					atomic { head = 0; split = 0 };
+					osplit = 0;
+					i = 0
 				fi
 			fi
 		fi

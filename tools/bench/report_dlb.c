@@ -34,6 +34,7 @@ static const struct {
 	STAT(stolen_local), STAT(stolen_remote), STAT(parks),
 	STAT(barrier_waves), STAT(slabs_allocated), STAT(frames_taken),
 	STAT(frames_stolen), STAT(publishes), STAT(idle_work_ns),
+	STAT(ts_writes_owner), STAT(ts_writes_thief),
 };
 
 #define NFIELDS ((int)(sizeof(stat_fields) / sizeof(stat_fields[0])))
@@ -133,20 +134,29 @@ void report_counters(const struct options *o, const struct cell *cells,
 			       "threads x median run; runq%%: time threads waited "
 			       "for a CPU (schedstat),\n  %% of threads x run time; "
 			       "ns/task: (T1 - Ts) / tasks, "
-			       "a spawn+join nobody steals;\n  rss: peak resident MiB "
+			       "a spawn+join nobody steals;\n  ts/task: writes "
+			       "(CAS attempts, stores) of the deques' shared ts "
+			       "words per task of the program;\n  rss: peak resident MiB "
 			       "of the runs; /(s+p): that over serial's peak plus "
 			       "the runtime's pools\n  %-11s %7s",
 			       "runtime", "threads");
 			for (size_t k = 0; k < sizeof(columns) / sizeof(columns[0]); k++)
 				printf(" %7s", columns[k].head);
-			printf(" %7s %7s %7s %7s %7s\n", "idle%", "runq%", "ns/task", "rss",
-			       "/(s+p)");
+			printf(" %7s %7s %7s %7s %7s %7s\n", "ts/task", "idle%", "runq%",
+			       "ns/task", "rss", "/(s+p)");
 			any = true;
 		}
 		printf("  %-11s %7d", cell_name(c, name, sizeof(name)), c->threads);
 		for (size_t k = 0; k < sizeof(columns) / sizeof(columns[0]); k++)
 			printf(" %7s", compact(per_run(c, columns[k].field), num,
 					       sizeof(num)));
+		/* Per task of the program (typed tasks are counted only when
+		 * stolen, so tasks_executed would undercount them). */
+		if (c->tasks)
+			printf(" %7.4f", (per_run(c, "ts_writes_owner") +
+					  per_run(c, "ts_writes_thief")) / (double)c->tasks);
+		else
+			printf(" %7s", "-");
 		printf(" %7.3f", c->median_s > 0 ? 100 * per_run(c, "idle_work_ns") /
 						     (1e9 * c->median_s * c->threads) : 0.0);
 		if (!c->runq_bad && c->runq_s > 0)
