@@ -161,8 +161,8 @@ static const struct xs_option_def xs_option_table[] = {
 	  "an unpinned worker that waits while an awake teammate was last seen on its CPU "
 	  "moves to a CPU of its affinity mask where none was (at most once per ms; "
 	  "spread.c)", NULL },
-	{ "XSCHED_AWAIT_OFFCPU_US", XS_OPT_INT, XS_OPT(await_offcpu_us), 0, 0, 1000000,
-	  "0..1000000", "0",
+	{ "XSCHED_AWAIT_OFFCPU_US", XS_OPT_INT, XS_OPT(await_offcpu_us), 20, 0, 1000000,
+	  "0..1000000", "20",
 	  "a worker waiting for a teammate that xschedd shows switched out this long "
 	  "(preempted, stopped, or woken and still without a CPU) parks instead of spinning "
 	  "out XSCHED_SPIN_US; 0 = off (worker.c)", NULL },
