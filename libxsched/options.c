@@ -50,8 +50,9 @@ static const struct xs_option_def xs_option_table[] = {
 	  "slots per SPSC queue; XQueue memory is N^2 x (8 x size + 128) bytes; "
 	  "0 = 256, shrunk so that N^2 x 8 x size stays within 32 MiB (minimum 16)", NULL },
 	{ "XSCHED_SPIN_US", XS_OPT_INT, XS_OPT(spin_us), 50, 0, 1000000, "0..1000000", "50",
-	  "microseconds an idle or waiting worker spins before it parks on a futex (with more "
-	  "workers than CPUs it parks after 64 looks instead)", NULL },
+	  "microseconds an idle or waiting worker spins before it parks on a futex, at least "
+	  "XSCHED_RESCUE_US while a teammate holds private frames (with more workers than CPUs "
+	  "it parks after 64 looks instead; 0: never spins)", NULL },
 	{ "XSCHED_STACK_KIB", XS_OPT_INT, XS_OPT(stack_kib), 16384, 64, 4194304,
 	  "64..4194304", "16384", "stack size of each worker thread in KiB", NULL },
 	{ "XSCHED_SHOW_STATS", XS_OPT_BOOL, XS_OPT(show_stats), 0, 0, 1, "0 or 1", "0",

@@ -789,12 +789,35 @@ void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uin
 	xs_worker_wait_for(w, done, arg, NULL, awaited);
 }
 
+/*
+ * How long an idle stretch that begins now spins before it parks:
+ * XSCHED_SPIN_US, or XSCHED_RESCUE_US while a teammate holds private
+ * frames. Such a teammate publishes half of them at its next spawn or
+ * join (our failed steal raised its splitreq), at the latest when its
+ * running task ends, and counts as stranded only past XSCHED_RESCUE_US
+ * (deque_rescue.c): work is on its way. A thief that parked meanwhile
+ * cost the publisher a futex wake and then waited for a CPU: 2-14 ms a
+ * park on the loaded 2-CPU machine (`perf sched timehist`, README,
+ * ninth session), where libgomp's waiter spins through the same gap.
+ * Read once per stretch: the teammate's top is on the line it writes at
+ * every spawn. XSCHED_SPIN_US=0 (OMP_WAIT_POLICY=passive) never spins.
+ */
+static uint64_t xs_worker_spin_window(struct xs_worker *w)
+{
+	uint64_t held;
+
+	if (!w->rt->spin_ns)
+		return 0;
+	held = xs_deque_rescue_park_ns(w);
+	return held > w->rt->spin_ns ? held : w->rt->spin_ns;
+}
+
 /* xs_worker_wait_until() on behalf of a task that joins its children. */
 static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *arg,
 			       const struct xs_task *joining, uint32_t awaited)
 {
 	struct xs_wait_ctx ctx = { w, done, arg };
-	uint64_t idle_since = 0, stall_t0 = 0, rescue_ns, now;
+	uint64_t idle_since = 0, stall_t0 = 0, rescue_ns, now, spin_ns = 0;
 	uint32_t spins = 0;
 
 	while (!done(arg)) {
@@ -831,6 +854,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			xs_idle_begin(&w->idle, idle_since);
 			stall_t0 = xs_prof_begin(w->log);
 			spins = 0;
+			spin_ns = xs_worker_spin_window(w);
 			xs_spread_note(w);
 		}
 		if (++spins % XS_SPINS_PER_YIELD) {
@@ -838,7 +862,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			continue;
 		}
 		now = xs_now_ns();
-		if (!w->rt->oversubscribed && now - idle_since < w->rt->spin_ns &&
+		if (!w->rt->oversubscribed && now - idle_since < spin_ns &&
 		    !xs_worker_awaited_out(w, awaited, now)) {
 			/* A teammate behind us on this CPU: move, not yield. */
 			if (!xs_spread(w, now))
@@ -862,6 +886,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
 		xs_deque_woken(w);
 		idle_since = xs_now_ns();
+		spin_ns = xs_worker_spin_window(w);
 	}
 	if (idle_since) {
 		xs_prof_end(w->log, XS_EV_STALL, stall_t0);
