@@ -1,42 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* knapsack.c - knapsack on xsched: a task per branch, take before leave. */
+/*
+ * knapsack.c - knapsack on xsched: a typed task per branch, in Lace's
+ * shape (xsched/task_typed.h). "Leave item i" is spawned, where a thief
+ * can take it, and "take item i" is called, so the spawner runs the two
+ * branches in the serial order (take before leave) and prunes as the
+ * serial search does; the join of a leave nobody stole is a direct call.
+ * The result is the count of nodes visited below and at this one.
+ */
 #include "spawn.h"
 #include "knapsack.h"
 
-struct ks_arg {
-	struct knapsack_state *st;
-	int i;
-	long w, v;
-	uint64_t *out;	/* nodes, in the parent's frame: it waits */
-};
-
-_Static_assert(sizeof(struct ks_arg) <= XS_TASK_ARG_MAX, "inline argument");
-
-static void ks_task(void *p)
+XS_TASK_4(uint64_t, ks_task, struct knapsack_state *, st, int, i, long, w, long, v)
 {
-	const struct ks_arg *a = (const struct ks_arg *)p;
-	struct knapsack_state *st = a->st;
-	uint64_t take = 0, leave = 0;
+	uint64_t nodes = 1;
 
-	if (ks_visit(st, a->i, a->w, a->v) == KS_BRANCH) {
-		struct ks_arg t = { st, a->i + 1, a->w + st->wt[a->i],
-				    a->v + st->val[a->i], &take };
-		struct ks_arg l = { st, a->i + 1, a->w, a->v, &leave };
-
-		if (ks_fits(st, a->i, a->w))
-			bench_spawn(ks_task, &t, sizeof(t));
-		bench_spawn(ks_task, &l, sizeof(l));
-		bench_wait();
-	}
-	*a->out = 1 + take + leave;
+	if (ks_visit(st, i, w, v) != KS_BRANCH)
+		return nodes;
+	XS_SPAWN(ks_task, st, i + 1, w, v);
+	if (ks_fits(st, i, w))
+		nodes += XS_CALL(ks_task, st, i + 1, w + st->wt[i], v + st->val[i]);
+	return nodes + XS_JOIN(ks_task);
 }
 
 static void knapsack_xsched(void *p)
 {
 	struct knapsack_state *st = (struct knapsack_state *)p;
-	struct ks_arg root = { st, 0, 0, 0, &st->nodes };
 
-	ks_task(&root);
+	st->nodes = ks_task(st, 0, 0, 0);
 }
 
 const struct bench bench_knapsack = {
