@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * strassen.c - Strassen on xsched: a typed task per product, as BOTS.
- *
- * A node joins its 7 products newest first while thieves take the oldest
- * (as oneTBB's task_group): the owner runs the product it spawned last
- * while its operands are still in its cache, and pops its private frames
- * with a store of its own top. Joined oldest first (xs_sync()), owner and
- * thief took from the same end, by CASes on the deque's shared word.
- */
+/* strassen.c - Strassen on xsched: a task per product, as BOTS. */
 #include "spawn.h"
 #include "strassen.h"
 
+_Static_assert(sizeof(struct strassen_product) <= XS_TASK_ARG_MAX,
+	       "inline argument");
+
 static strassen_node_fn node;
 
-XS_VOID_TASK_1(strassen_product_task, const struct strassen_product *, p)
+static void product_task(void *p)
 {
-	strassen_product_run(p, node);
+	strassen_product_run((const struct strassen_product *)p, node);
 }
 
 static void node(double *c, long ldc, const double *a, long lda,
@@ -27,9 +22,8 @@ static void node(double *c, long ldc, const double *a, long lda,
 	if (!m7)
 		return;
 	for (int k = 0; k < 7; k++)
-		strassen_product_task_spawn(&p[k]);
-	for (int k = 0; k < 7; k++)
-		strassen_product_task_join();
+		bench_spawn(product_task, &p[k], sizeof(p[k]));
+	bench_wait();
 	strassen_node_join(c, ldc, m, m7);
 }
 
