@@ -94,7 +94,9 @@ static void usage(FILE *f)
 "  --libomp PATH     LLVM libomp to preload (default: found under /usr/lib)\n"
 "  --xgomp PATH      the libgomp drop-in to preload (default:\n"
 "                    libxsched-gomp.so.1 next to this program)\n"
-"Exit status: 0, 1 if any run failed or gave a wrong result, 2 on bad usage.\n");
+"Exit status: 0, 1 if a run of serial, xsched or the drop-in failed or gave a\n"
+"wrong result (a failed oneTBB, libgomp or libomp cell is reported, not counted),\n"
+"2 on bad usage.\n");
 }
 
 static int program_index(const char *name, size_t len)
@@ -509,6 +511,24 @@ static bool rt_is_omp(const struct runtime *rt)
 	       rt->measure == measure_xgomp;
 }
 
+/* Cells of other runtimes that failed (libomp crashes in floorplan-if0):
+ * shown as ERROR in their rows and counted here, but they are facts about
+ * those runtimes and do not fail the run. */
+static int peer_errors;
+
+/* 1 if @c failed as a run of ours (serial, xsched, the drop-in): the exit
+ * status counts those; a peer's failure only goes to peer_errors. */
+static int cell_failed(const struct cell *c)
+{
+	if (c->status != CELL_ERROR)
+		return 0;
+	if (c->rt->peer) {
+		peer_errors++;
+		return 0;
+	}
+	return 1;
+}
+
 /*
  * Progress on stderr, one line per cell as it starts, so that a long cell
  * does not look like a hang. With stdout and stderr both on a terminal the
@@ -640,7 +660,7 @@ static int run_omp_rounds(const struct options *o, struct program_run *x,
 	for (int i = 0; i < n; i++) {
 		cell_finish(&first[i]);
 		report_cell(o, &first[i], serial, find_t1(cells, *ncells, &first[i]));
-		errors += first[i].status == CELL_ERROR;
+		errors += cell_failed(&first[i]);
 	}
 	return errors;
 }
@@ -692,7 +712,7 @@ static int run_program(const struct options *o, const struct bench *b, long n,
 			for (int k = 0; k < group; k++) {
 				report_cell(o, &c[k], serial,
 					    find_t1(cells, *ncells, &c[k]));
-				errors += c[k].status == CELL_ERROR;
+				errors += cell_failed(&c[k]);
 			}
 		}
 	}
@@ -750,6 +770,10 @@ int main(int argc, char **argv)
 		failed |= run_program(&o, o.only[i], o.n[i], cells, &ncells);
 	report_ratios(&o, cells, ncells);
 	report_dlb_ratios(&o, cells, ncells);
+	if (peer_errors)
+		fprintf(stderr, PROG ": %d cell%s of oneTBB, libgomp or libomp failed (ERROR in "
+			"their rows): their runtime's failure, not counted in the exit status\n",
+			peer_errors, peer_errors == 1 ? "" : "s");
 	for (int i = 0; i < ncells; i++)
 		free(cells[i].times);
 	free(cells);

@@ -126,6 +126,8 @@ struct runtime {
 	 * run by run in turn; NULL for the others. */
 	void (*measure_group)(struct cell *c, int ncells,
 			      struct program_run *x, const struct options *o);
+	bool peer;		/* another project's runtime: its failures are
+				 * reported, not counted in the exit status */
 };
 
 extern const struct runtime runtimes[];

@@ -161,12 +161,12 @@ static void measure_tbb(struct cell *c, struct program_run *x,
 /* In the order they run and are reported; serial must come first and
  * xsched second (RT_SERIAL, RT_XSCHED). */
 const struct runtime runtimes[] = {
-	{ "serial", false, measure_serial, NULL },
-	{ "xsched", true, NULL, measure_xsched },
-	{ "tbb", true, measure_tbb, NULL },
-	{ "libgomp", true, measure_libgomp, NULL },
-	{ "libomp", true, measure_libomp, NULL },
-	{ "xgomp", true, measure_xgomp, NULL },
+	{ "serial", false, measure_serial, NULL, false },
+	{ "xsched", true, NULL, measure_xsched, false },
+	{ "tbb", true, measure_tbb, NULL, true },
+	{ "libgomp", true, measure_libgomp, NULL, true },
+	{ "libomp", true, measure_libomp, NULL, true },
+	{ "xgomp", true, measure_xgomp, NULL, false },
 };
 
 const int nruntimes = sizeof(runtimes) / sizeof(runtimes[0]);
