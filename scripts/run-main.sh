@@ -69,7 +69,13 @@ fi
 if (($# == 0)) && [[ -z ${XS_RUN_FULL:-} ]]; then
 	cpus=$(nproc)
 	threads=$(printf '%s\n' 1 $((cpus / 2)) "$cpus" | awk '$1 > 0 && !seen[$1]++' | paste -sd,)
-	set -- --n fib=28,nqueens=10,uts=8000,sort=500000,floorplan=10,health=100,strassen=256,fft=18,sparselu=25,alignment=16 \
+	# Every program at a size that takes libgomp and libomp seconds, not
+	# minutes (knapsack and fib-lace at their defaults time out under both).
+	sizes=fib=28,nqueens=10,uts=8000,sort=500000,floorplan=10,health=100,strassen=256,fft=18
+	sizes+=,sparselu=25,alignment=16,knapsack=34,loops=20000,fib-lace=28
+	sizes+=,fib-if0=28,fib-final=28,fib-manual=32,nqueens-if0=10,nqueens-final=10,nqueens-manual=10
+	sizes+=,floorplan-if0=10,floorplan-final=10,floorplan-manual=10
+	set -- --n "$sizes" \
 		--threads "$threads" --repeat 3 --budget 1 --timeout 20
 	note="run-main: this was a representative subset (mid sizes, threads $threads, 3 runs a cell); the full table: make run FULL=1"
 	echo "${note/this was/running}" >&2
