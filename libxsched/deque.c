@@ -50,7 +50,7 @@
  *    goes back down only here, when nothing at or above lo is in a
  *    thief's hands. (The join used to store ts once per taken frame and
  *    CAS it once per frame taken back: 1.8 writes of the shared line per
- *    sparselu task at 2 threads, README, issue 13's eighth session.)
+ *    sparselu task at 2 threads, docs/perf/core.md, eighth session.)
  *  - xs_deque_wake_one() after a publish or a steal that left frames:
  *    the Dekker pairing with xs_park() (park.h), over ts and park.state.
  *  - splitreq: relaxed both ways (a hint; see deque.h).

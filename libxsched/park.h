@@ -32,7 +32,7 @@
  * before anyone can see it: both sides then use the seq_cst fence. There a
  * membarrier() per park cost more than everything else the wait did: it
  * interrupts the other CPUs and serialises on a kernel mutex, where a
- * notifier's fence costs tens of cycles (README, "Sharing the machine").
+ * notifier's fence costs tens of cycles (docs/perf/corun.md).
  * The flag never changes afterwards, so both sides always agree on it.
  */
 #ifndef XSCHED_PARK_H

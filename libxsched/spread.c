@@ -2,7 +2,7 @@
 /*
  * spread.c - an unpinned team keeps its workers on distinct CPUs (spread.h).
  *
- * Measured (README, "Sharing the machine", #18): two co-running drop-in
+ * Measured (docs/perf/corun.md, #18): two co-running drop-in
  * programs of 2 threads each on 2 CPUs, 50 000 barriers each; in the slow
  * runs nearly every yield of a waiting worker was made with its teammate
  * last seen on the same CPU.

@@ -706,7 +706,7 @@ static bool xs_wait_has_work(void *p)
  * XS_SPINS_PER_YIELD looks, as libgomp does with more threads than CPUs.
  * Some teammate is always waiting for a CPU there, and the one we wait
  * for is likely it; spinning, or yielding to whoever else is runnable,
- * only delays it. Measured (README, "Sharing the machine", sixth session):
+ * only delays it. Measured (docs/perf/corun.md, sixth session):
  * 10^4 regions of 4 threads on 2 CPUs took 2-3x libgomp's time spinning.
  */
 #define XS_SPINS_PER_YIELD 64u
@@ -746,8 +746,8 @@ static void xs_worker_yield(struct xs_worker *w)
  * switches (a woken thread on its way to an idle CPU, a kernel thread's
  * moment) from costing a park and a futex wake: parking at every
  * preemption made two co-running copies of the drop-in's loops slower,
- * while 20 us shortened their makespan by 5-6% (README, "Sharing the
- * machine", eighth session).
+ * while 20 us shortened their makespan by 5-6% (docs/perf/corun.md,
+ * eighth session).
  *
  * Only the moment of the park changes: the park itself (park.h) is the
  * same Dekker handshake with the same re-check, so the no-lost-wake-up
@@ -797,8 +797,9 @@ void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uin
  * running task ends, and counts as stranded only past XSCHED_RESCUE_US
  * (deque_rescue.c): work is on its way. A thief that parked meanwhile
  * cost the publisher a futex wake and then waited for a CPU: 2-14 ms a
- * park on the loaded 2-CPU machine (`perf sched timehist`, README,
- * ninth session), where libgomp's waiter spins through the same gap.
+ * park on the loaded 2-CPU machine (`perf sched timehist`,
+ * docs/perf/dropin.md, ninth session), where libgomp's waiter spins
+ * through the same gap.
  * Read once per stretch: the teammate's top is on the line it writes at
  * every spawn. XSCHED_SPIN_US=0 (OMP_WAIT_POLICY=passive) never spins.
  */

@@ -55,7 +55,7 @@
  * (the rescue reads it, deque_rescue.c), so every other path sees the
  * same deque. A child joined by a direct call gets the top it was popped
  * at. Measured on fib in Lace's shape: 1.15-1.39 ns a spawn against
- * 1.66-2.08 with NAME_spawn()/NAME_join() (README, core, sixth session).
+ * 1.66-2.08 with NAME_spawn()/NAME_join() (docs/perf/core.md, sixth session).
  * One more rule, since xs_top is the body's copy: a body that uses them
  * uses neither NAME_spawn()/NAME_join() nor xs_spawn()/xs_sync() (which
  * move top behind xs_top's back; a function it calls may, as long as its
@@ -82,8 +82,9 @@
  * thief took it, or its join went out of line (a public frame, a thief's
  * request, a rescue) - once, by xs_task_join_newest(). A child joined by
  * a direct call is not counted, as a function call is not: one counter
- * add per join cost fib 0.2-0.25 ns of its ~1.6 ns per spawn+join (README,
- * core, fifth session). With one worker no typed child is counted.
+ * add per join cost fib 0.2-0.25 ns of its ~1.6 ns per spawn+join
+ * (docs/perf/core.md, fifth session). With one worker no typed child is
+ * counted.
  *
  * Order. A typed join runs the newest child, so children that nobody
  * steals start in reverse spawn order (Lace's order; thieves still take

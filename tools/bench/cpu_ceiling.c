@@ -7,7 +7,7 @@
  * On a virtual machine the vCPUs need not run at one speed: the host
  * may run another guest on a vCPU's sibling hyperthread, or share its
  * core. On this project's 2-CPU VM a serial health ran 1.15-1.24 s of
- * CPU on CPU 0 while a copy ran 0.66 s on CPU 1 (README, issue 13,
+ * CPU on CPU 0 while a copy ran 0.66 s on CPU 1 (docs/perf/core.md,
  * seventh session). T1 runs on one CPU, TP on P at once, so T1/TP can
  * reach only the sum of the P CPUs' rates while all are busy over the
  * first CPU's rate alone: that is the figure. Rates are per thread CPU

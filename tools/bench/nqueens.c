@@ -22,7 +22,7 @@ _Static_assert(NQ_MAX == 16, "nq_place() knows two words");
  * 1-byte store to them: the CPU cannot forward a narrow store to a wider
  * load, so every spawn waited for the store to reach the cache (1 thread
  * took 1.7x the serial time for 1.25x its instructions; callgrind and
- * objdump, README, ninth session).
+ * objdump, docs/perf/core.md, ninth session).
  */
 static inline union nq_board nq_place(union nq_board b, int j, int i)
 {

@@ -11,7 +11,7 @@
  * table prints it as runq%, of threads x run time: near 0 on a quiet
  * machine whose workers each have a CPU, up to 50 at 2 threads when two
  * workers share one CPU. It tells a slow run that was the machine's from
- * one that was the runtime's (README, issue 13, health).
+ * one that was the runtime's (docs/perf/core.md, health).
  *
  * Linux books a wait when the thread gets a CPU again, whole: a wait that
  * began before a run counts in it, and the process's other threads (the
