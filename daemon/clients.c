@@ -132,6 +132,11 @@ int xsd_client_fd(const struct xsd_client *c)
 	return c->fd;
 }
 
+uint32_t xsd_client_pid(const struct xsd_client *c)
+{
+	return c->pid;
+}
+
 /* Write slot @s: through the program in BPF mode (the map is frozen),
  * directly into the degraded-mode file otherwise. The state word goes
  * last: readers test it first. */
