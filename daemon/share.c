@@ -13,6 +13,10 @@
  *      its workers is on a CPU, waiting for one, or was switched in since
  *      the last tick (BPF: its switch count moved; degraded mode: /proc
  *      shows CPU time or state R), and for XSCHEDD_SHARE_HOLD_MS after.
+ *      A HELLO counts too, for the same time, slots or not: a program
+ *      asks for its share before it starts its first team (the drop-in
+ *      under OMP_DYNAMIC), and two programs started together must each
+ *      see the other then, not once their teams run.
  *      An idle process keeps its entry with cpus 0: its part goes to the
  *      others. A process that unregisters or exits leaves the table.
  *   3. The division: equal parts in pid order, the remainder one CPU each
@@ -155,6 +159,27 @@ void xsd_shares_tick(struct xsd *d, uint64_t now)
 			next[i].running++;
 		if (ran || xsd_slot_running(state))
 			next[i].active_ns = now;
+	}
+	for (const struct xsd_client *c = d->clients; c; c = xsd_client_next(c)) {
+		uint64_t hello = xsd_client_hello_ns(c);
+		uint32_t pid = xsd_client_pid(c), i;
+
+		if (!hello || now - hello > (uint64_t)d->opt.share_hold_ms * 1000000u)
+			continue;
+		for (i = 0; i < n && next[i].pid != pid; i++)
+			;
+		if (i == n) {
+			if (n == d->nslots)
+				continue; /* more processes than slots: the registered first */
+			memset(&next[n], 0, sizeof(next[n]));
+			next[n].pid = pid;
+			for (uint32_t o = 0; o < d->nprocs; o++)
+				if (d->procs[o].pid == pid)
+					next[n].active_ns = d->procs[o].active_ns;
+			n++;
+		}
+		if (hello > next[i].active_ns)
+			next[i].active_ns = hello;
 	}
 	qsort(next, n, sizeof(*next), xsd_proc_cmp);
 

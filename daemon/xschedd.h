@@ -181,6 +181,8 @@ int xsd_client_input(struct xsd *d, struct xsd_client *c, int n);
 void *xsd_client_buf(struct xsd_client *c, size_t *len);
 int xsd_client_fd(const struct xsd_client *c);
 uint32_t xsd_client_pid(const struct xsd_client *c); /* SO_PEERCRED's */
+uint64_t xsd_client_hello_ns(const struct xsd_client *c); /* its last HELLO, 0: none */
+const struct xsd_client *xsd_client_next(const struct xsd_client *c); /* d->clients list */
 void xsd_clients_reap_dead_tids(struct xsd *d);
 
 /* request.c: 0 when @buf (@n bytes) is exactly one well-formed request of

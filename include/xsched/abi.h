@@ -165,8 +165,8 @@ struct xs_abi_worker {
  * Machine-wide arbitration: each tick, the CPUs xsched processes may use
  * (header.share_cpus: the CPUs less the whole CPUs that other work keeps
  * busy, at least 1) divided among the processes whose registered workers
- * ran or were runnable within the daemon's hold time (header.share_active
- * of them). A process that went idle stays listed with cpus 0 and its
+ * ran or were runnable, or that said HELLO, within the daemon's hold time
+ * (header.share_active of them). A process that went idle stays listed with cpus 0 and its
  * part goes to the others. Shares differ by at most one; their sum is
  * share_cpus when at least one process is active and no more processes
  * are active than CPUs (each gets 1 at least). cpus[].share_pid gives each
