@@ -133,6 +133,7 @@ static void xsd_reload(struct xsd *d, struct xsd_loop *l)
 	d->opt.tick_ms = o.tick_ms;
 	d->opt.decay = o.decay;
 	d->opt.share_hold_ms = o.share_hold_ms;
+	d->opt.share_foreign = o.share_foreign;
 	d->opt.client_slots = o.client_slots;
 	d->opt.max_clients = o.max_clients;
 	d->opt.verbose = o.verbose;

@@ -7,7 +7,7 @@
  *   1. The CPUs xsched processes may use: ours less the whole CPUs that
  *      other work keeps busy (the decayed foreign loads summed, rounded
  *      down after adding a tenth of a CPU, as libgomp biases its load
- *      average), at least 1.
+ *      average), at least 1; all of ours with XSCHEDD_SHARE_FOREIGN=0.
  *   2. The processes: the pids of the clients holding slots (SO_PEERCRED,
  *      so a process cannot speak for another). One is active while one of
  *      its workers is on a CPU, waiting for one, or was switched in since
@@ -81,7 +81,7 @@ static uint32_t xsd_share_cpus(struct xsd *d)
 
 	for (uint32_t i = 0; i < n; i++)
 		foreign += d->cpu && d->cpu[i].primed ? d->cpu[i].foreign : 0;
-	busy = (uint32_t)((foreign + 100) / 1000);
+	busy = d->opt.share_foreign ? (uint32_t)((foreign + 100) / 1000) : 0;
 	for (uint32_t node = 0; node < t->nnodes; node++)
 		for (uint32_t i = 0; i < n; i++)
 			if (t->cpus[i].node == node)

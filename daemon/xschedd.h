@@ -45,6 +45,7 @@ struct xsd_options {
 	int64_t bpf;               /* enum xsd_bpf_mode */
 	int64_t verbose;
 	int64_t share_hold_ms;     /* an idle process keeps its share this long */
+	int64_t share_foreign;     /* 1: other work's CPUs are not shared out */
 };
 
 struct xsd_cmdline {
