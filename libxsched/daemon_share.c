@@ -7,10 +7,15 @@
  * One reader per process, apart from the runtimes' connections (a share is
  * wanted before any runtime exists: the drop-in sizes a team before it
  * takes one): HELLO on the daemon's socket, the state file mapped
- * read-only, the socket closed again (this reader registers nothing; the
- * runtimes register the workers the daemon counts). Every call copies the
+ * read-only, the connection kept (this reader registers nothing; the
+ * runtimes register the workers the daemon counts, but the daemon counts a
+ * process from its HELLO for its hold time, so that two programs started
+ * together see each other before their first teams). Every call copies the
  * header and this process's entry under the seqlock, checks what it copied,
- * and answers. A mutex serialises callers: a call is a few hundred
+ * and answers. The first call after connecting waits for the daemon's next
+ * whole tick (two generations, at most XS_SHARE_WAIT_TICKS ticks) so that
+ * the HELLO is counted: once per process, up to two ticks (20 ms by
+ * default). A mutex serialises callers: a call is a few hundred
  * nanoseconds, once per parallel region, and the mapping can then be
  * replaced (daemon restarted) without a reader still in it.
  *
@@ -40,6 +45,11 @@
 
 /* As daemon_client.c: the largest state file mapped. */
 #define XS_SHARE_MAX_STATE (256ull << 20)
+/* The first read after a HELLO waits for this many ticks at most, a tick
+ * counted as the daemon's (10 ms if it says 0), 20 ms at most. */
+#define XS_SHARE_WAIT_TICKS 3
+#define XS_SHARE_TICK_NS 10000000ull
+#define XS_SHARE_MAX_TICK_NS 20000000ull
 
 static struct {
 	pthread_mutex_t lock;
@@ -49,10 +59,13 @@ static struct {
 	char dir[sizeof(((struct xs_options *)0)->runtime_dir)];
 	const struct xs_abi_header *state;
 	size_t state_size;
+	int fd;                       /* the connection, kept: the daemon counts it */
+	uint64_t hello_gen;           /* generation at HELLO; 0: its tick was seen */
+	uint64_t tick_ns;
 	unsigned char layout[2 * XS_ABI_CACHE_LINE]; /* the layout lines at connect */
 	uint64_t last_attempt_ns;
 	int last_said;                /* the last reason printed, 0: none */
-} xs_share = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} xs_share = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 uint32_t xs_share_loadavg_rule(uint32_t ncpus, double loadavg)
 {
@@ -84,6 +97,9 @@ static void xs_share_drop(void)
 	if (xs_share.state)
 		munmap((void *)xs_share.state, xs_share.state_size);
 	xs_share.state = NULL;
+	if (xs_share.fd >= 0)
+		close(xs_share.fd);
+	xs_share.fd = -1;
 }
 
 /* HELLO, map the state, check its layout. 0 or -errno (-ENOENT: no daemon). */
@@ -172,14 +188,20 @@ static int xs_share_connect(void)
 		ret = xs_abi_check_layout(&hc, xs_share.state_size);
 	if (!ret && hc.nslots != r.nslots)
 		ret = -EBADMSG;
-	if (ret)
+	if (ret) {
 		xs_share_drop();
-	else
+	} else {
 		memcpy(xs_share.layout, &hc, sizeof(xs_share.layout));
+		xs_share.hello_gen = hc.generation ? hc.generation : 1;
+		xs_share.tick_ns = hc.tick_ns;
+		xs_share.fd = fd;
+		fd = -1;
+	}
 out:
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return ret;
 }
 
@@ -317,6 +339,22 @@ uint32_t xs_daemon_share(struct xs_cpu_share *out)
 				xs_share_fallback(out, ret);
 				goto out;
 			}
+		}
+		if (xs_share.hello_gen) {
+			/* Our HELLO is counted from the daemon's next tick: wait
+			 * for a whole one, three ticks (of 20 ms at most) at most. */
+			uint64_t want = xs_share.hello_gen + 2, t = xs_share.tick_ns;
+			uint64_t end;
+
+			t = !t ? XS_SHARE_TICK_NS : t > XS_SHARE_MAX_TICK_NS ? XS_SHARE_MAX_TICK_NS : t;
+			end = now + XS_SHARE_WAIT_TICKS * t;
+			/* Acquire: pairs with the release in xs_abi_write_end() of
+			 * the tick that advanced it; only a count: the share itself
+			 * is copied under the seqlock below. */
+			while (__atomic_load_n(&xs_share.state->generation, __ATOMIC_ACQUIRE) < want &&
+			       xs_now_ns() < end)
+				usleep(500);
+			xs_share.hello_gen = 0;
 		}
 		ret = xs_share_read(out, &what);
 		if (!ret) {
