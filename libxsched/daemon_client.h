@@ -192,7 +192,7 @@ uint64_t xs_daemon_max_age(uint64_t tick_ns);
 enum xs_share_source {
 	XS_SHARE_LOADAVG = 1, /* no usable daemon: libgomp's load-average rule */
 	XS_SHARE_DAEMON,      /* this process's entry in the published state */
-	XS_SHARE_NEWCOMER,    /* not counted yet: share_cpus / (active + 1) */
+	XS_SHARE_NEWCOMER,    /* not counted now: share_cpus / (others listed + 1) */
 };
 
 struct xs_cpu_share {

@@ -278,10 +278,14 @@ static int xs_share_read(struct xs_cpu_share *out, const char **what)
 		out->source = XS_SHARE_DAEMON;
 		out->cpus = mine.cpus;
 	} else {
-		/* Not counted yet (new, or idle until now): a part as if it
-		 * were, until the next tick counts it. */
+		/* Not counted now (new, or idle until now): a part as if every
+		 * process listed were about to run too, until the next tick
+		 * counts it. Programs started together are idle together just
+		 * before: counting only the active ones, each would take all. */
+		uint32_t others = hc.share_count - (found ? 1 : 0);
+
 		out->source = XS_SHARE_NEWCOMER;
-		out->cpus = hc.share_cpus / (hc.share_active + 1);
+		out->cpus = hc.share_cpus / ((others > hc.share_active ? others : hc.share_active) + 1);
 		if (!out->cpus)
 			out->cpus = 1;
 	}

@@ -9,7 +9,8 @@
  *   own entry 1 CPU of 2               -> team 1 (dyn), 2 (no dyn)
  *   own entry 2 CPUs                   -> team 2
  *   no entry (or 0: idle until now),
- *   1 other process active, 2 CPUs     -> 1 (a newcomer's part)
+ *   1 other process listed, 2 CPUs     -> 1 (a newcomer's part)
+ *   no entry, nobody listed            -> 2
  *   share_count beyond the array       -> the load-average rule, and a
  *                                         message naming the state file
  *                                         and what is wrong with it
@@ -139,7 +140,9 @@ TEST(team_follows_forged_share)
 	forge(&f, 0, 2, 2, -1);
 	EXPECT_EQ(1, team(2)) TH_LOG("idle until now, one other process active");
 	forge(&f, -1, 0, 2, -1);
-	EXPECT_EQ(2, team(2)) TH_LOG("not counted yet, nobody active");
+	EXPECT_EQ(1, team(2)) TH_LOG("not counted yet, another process listed, idle");
+	forge(&f, -1, -1, 2, -1);
+	EXPECT_EQ(2, team(2)) TH_LOG("not counted yet, nobody listed");
 
 	/* Corrupt: the share count runs past the array. */
 	forge(&f, 1, 1, 2, (int64_t)f.h->nshares + 1);

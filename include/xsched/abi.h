@@ -173,9 +173,10 @@ struct xs_abi_worker {
  * active process a disjoint set of its share's size where the CPUs suffice,
  * handed out node by node (every CPU of a node before the next node's), so
  * that a share of whole nodes is node-aligned. A process without an entry
- * or with cpus 0 that starts work should take share_cpus / (share_active +
- * 1), at least 1, until the next tick counts it. Advice: nothing enforces
- * it.
+ * or with cpus 0 that starts work should take share_cpus / (the other
+ * processes listed + 1), at least 1, until the next tick counts it (two
+ * programs started together were both idle just before). Advice: nothing
+ * enforces it.
  */
 struct xs_abi_share {
 	__u32 pid;            /* a process holding worker slots; 0: entry unused */
