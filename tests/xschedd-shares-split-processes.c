@@ -7,7 +7,8 @@
  * them blocks, its share goes back to the other within the hold time and
  * it stays listed with 0 CPUs; when it exits, its entry goes. Once with
  * the BPF programs (skipped without root or BTF), once in degraded mode
- * (from /proc, which needs no privilege).
+ * (from /proc, which needs no privilege). And a process that only said
+ * HELLO is counted for the hold time, then no more.
  */
 #include "kselftest_harness.h"
 #include "xschedd-test.h"
@@ -118,6 +119,12 @@ static int gone(const struct xs_abi_header *h, pid_t a, pid_t b)
 	return sa && !share_of(h, b) && h->share_count == 1 && sa->cpus == h->share_cpus;
 }
 
+static int gone_alone(const struct xs_abi_header *h, pid_t a, pid_t b)
+{
+	(void)b;
+	return !share_of(h, a) && h->share_active == 0;
+}
+
 /* Snapshot until @cond holds or @ms pass (times the timeout scale). */
 static int await_snap(struct xsd_test_watch *w, int (*cond)(const struct xs_abi_header *,
 							  pid_t, pid_t),
@@ -212,6 +219,32 @@ TEST(degraded_two_processes_split_then_give_back)
 
 	ASSERT_EQ(0, xsd_test_start(&w.t, "--bpf", "off", "--share-hold-ms", "50"));
 	check_shares(_metadata, &w);
+}
+
+/* A process that only said HELLO (the drop-in's share reader before its
+ * first team) is listed and counted for the hold time, then not at all. */
+TEST(hello_counts_for_the_hold_time)
+{
+	struct xsd_test_watch w;
+	const struct xs_abi_share *me;
+	uint64_t t0;
+	int seen = 0;
+
+	ASSERT_EQ(0, xsd_test_start(&w.t, "--bpf", "off", "--share-hold-ms", "300"));
+	t0 = xsd_test_now_ns();
+	xsd_test_watch_open(_metadata, &w, -1); /* our HELLO */
+	for (int i = 0; i < 40 && !seen; i++) {
+		xsd_test_sleep_ms(5);
+		ASSERT_EQ(0, xsd_test_snapshot(&w.c, w.snap));
+		me = share_of(w.snap, getpid());
+		seen = me && me->workers == 0 && me->cpus >= 1 && w.snap->share_active >= 1;
+	}
+	EXPECT_TRUE(seen) show(_metadata, w.snap, "after HELLO");
+	/* Gone once the hold time has passed (well after it, on a slow machine). */
+	EXPECT_TRUE(await_snap(&w, gone_alone, getpid(), 0, 3000))
+		show(_metadata, w.snap, "after the hold time");
+	EXPECT_LE(300000000ull, xsd_test_now_ns() - t0);
+	xsd_test_watch_close(_metadata, &w);
 }
 
 TEST_HARNESS_MAIN
