@@ -122,6 +122,8 @@ static void *fake_conn_serve(void *p)
 			memcpy(CMSG_DATA(cm), fds, sizeof(fds));
 		} else {
 			r.count = q.count;
+			/* Seq-cst add: connection threads take distinct numbers;
+			 * nothing else is published through it. */
 			for (uint32_t i = 0; i < q.count && i < XS_ABI_MAX_TIDS; i++)
 				r.slots[i] = atomic_fetch_add(&fake_next_slot, 1) % NSLOTS;
 		}
