@@ -44,6 +44,7 @@ struct xsd_client {
 	uint32_t pid, uid;
 	uint32_t nslots;
 	uint64_t id;
+	uint64_t hello_ns;  /* CLOCK_MONOTONIC of its last HELLO, 0: none */
 	struct xsd_client *next, **pprev; /* d->clients list */
 	unsigned char buf[XSD_RECV_BUF];
 };
@@ -130,6 +131,21 @@ void *xsd_client_buf(struct xsd_client *c, size_t *len)
 int xsd_client_fd(const struct xsd_client *c)
 {
 	return c->fd;
+}
+
+uint32_t xsd_client_pid(const struct xsd_client *c)
+{
+	return c->pid;
+}
+
+uint64_t xsd_client_hello_ns(const struct xsd_client *c)
+{
+	return c->hello_ns;
+}
+
+const struct xsd_client *xsd_client_next(const struct xsd_client *c)
+{
+	return c->next;
 }
 
 /* Write slot @s: through the program in BPF mode (the map is frozen),
@@ -320,6 +336,7 @@ int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
 	r.mode = d->mode;
 	switch (q->type) {
 	case XS_ABI_HELLO:
+		c->hello_ns = xsd_now_ns();
 		r.nslots = d->nslots;
 		fds[0] = d->state_ro_fd;
 		fds[1] = d->workers_ro_fd;

@@ -91,6 +91,7 @@ static void xsd_tick(struct xsd *d)
 	uint32_t *load = malloc(d->topo->ncpus * sizeof(*load));
 
 	xsd_sample_tick(d, now);
+	xsd_shares_tick(d, now);
 	if (load) {
 		for (uint32_t i = 0; i < d->topo->ncpus; i++)
 			load[i] = d->cpu[i].foreign;
@@ -131,6 +132,8 @@ static void xsd_reload(struct xsd *d, struct xsd_loop *l)
 			"_SYSFS_ROOT change only on restart\n");
 	d->opt.tick_ms = o.tick_ms;
 	d->opt.decay = o.decay;
+	d->opt.share_hold_ms = o.share_hold_ms;
+	d->opt.share_foreign = o.share_foreign;
 	d->opt.client_slots = o.client_slots;
 	d->opt.max_clients = o.max_clients;
 	d->opt.verbose = o.verbose;
@@ -250,6 +253,8 @@ int main(int argc, char **argv)
 			sizeof(*d.rows));
 	d.load_level = malloc(d.topo->ncpus);
 	ret = d.rows && d.load_level ? xsd_sample_init(&d) : -ENOMEM;
+	if (!ret)
+		ret = xsd_shares_init(&d);
 	if (ret)
 		goto out;
 	memset(d.load_level, 0xff, d.topo->ncpus);
@@ -334,6 +339,8 @@ out:
 		close(l.signal_fd);
 	free(d.cpu);
 	free(d.wticks);
+	free(d.wticks_moved);
+	xsd_shares_free(&d);
 	free(d.rows);
 	free(d.load_level);
 	free(d.owner);

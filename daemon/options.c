@@ -64,6 +64,13 @@ static const struct xsd_opt_def xsd_opts[] = {
 	{ "XSCHEDD_SYSFS_ROOT", "sysfs-root", XSD_PATH, XSD_OPT(sysfs_root), 0, 0, 0,
 	  "a directory laid out like /sys/devices/system",
 	  "read the topology from here (tests); \"\" = the real machine", NULL },
+	{ "XSCHEDD_SHARE_HOLD_MS", "share-hold-ms", XSD_INT, XSD_OPT(share_hold_ms), 100, 0,
+	  60000, "0..60000",
+	  "milliseconds an idle process keeps its CPU share before the others get it", NULL },
+	{ "XSCHEDD_SHARE_FOREIGN", "share-foreign", XSD_INT, XSD_OPT(share_foreign), 1, 0, 1,
+	  "0 or 1",
+	  "1: the CPUs xsched processes share exclude those other work keeps busy; 0: all",
+	  NULL },
 	{ "XSCHEDD_VERBOSE", "verbose", XSD_INT, XSD_OPT(verbose), 0, 0, 1, "0 or 1",
 	  "log the effective settings and every client event", NULL },
 };

@@ -38,7 +38,8 @@ int xsd_sample_init(struct xsd *d)
 {
 	d->cpu = calloc(d->topo->ncpus, sizeof(*d->cpu));
 	d->wticks = calloc(d->nslots, sizeof(*d->wticks));
-	return d->cpu && d->wticks ? 0 : -ENOMEM;
+	d->wticks_moved = calloc(d->nslots, sizeof(*d->wticks_moved));
+	return d->cpu && d->wticks && d->wticks_moved ? 0 : -ENOMEM;
 }
 
 static uint32_t xsd_decay(uint32_t old, uint64_t sample, int64_t decay)
@@ -147,6 +148,7 @@ static void xsd_sample_proc(struct xsd *d, uint64_t now_ns)
 	if (!raw)
 		return;
 	/* registered workers: state, CPU, and the time they took */
+	memset(d->wticks_moved, 0, d->nslots);
 	for (uint32_t s = 0; s < d->nslots; s++) {
 		struct xs_abi_worker *w = &d->workers[s];
 		uint64_t ticks = 0;
@@ -161,6 +163,7 @@ static void xsd_sample_proc(struct xsd *d, uint64_t now_ns)
 		i = xs_topology_cpu_index(d->topo, cpu);
 		if (i >= 0)
 			raw[i].total[1] += xsd_delta(ticks, wticks[s]);
+		d->wticks_moved[s] = ticks != wticks[s];
 		wticks[s] = ticks;
 		state = xsd_worker_state(st);
 		if (state != w->state || cpu != w->cpu) {

@@ -173,6 +173,7 @@ void xsd_state_publish(struct xsd *d, uint64_t now_ns)
 	const struct xs_topology *t = d->topo;
 	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + h->cpu_off);
 	struct xs_abi_node *nodes = (struct xs_abi_node *)((char *)h + h->node_off);
+	struct xs_abi_share *shares = (struct xs_abi_share *)((char *)h + h->share_off);
 	uint64_t numa[4], free_kib[XS_MAX_NODES] = { 0 }, total_kib[XS_MAX_NODES] = { 0 };
 
 	/* everything slow happens before the write section */
@@ -193,6 +194,18 @@ void xsd_state_publish(struct xsd *d, uint64_t now_ns)
 		cpus[i].switches = s->switches;
 		cpus[i].migrations_in = s->migrations;
 	}
+	for (uint32_t i = 0; i < t->ncpus && d->cpu_owner; i++)
+		cpus[i].share_pid = d->cpu_owner[i];
+	/* The entries of this tick, then zeros where the last tick had more. */
+	if (d->nprocs)
+		memcpy(shares, d->procs, (size_t)d->nprocs * sizeof(*shares));
+	if (d->published_procs > d->nprocs)
+		memset(shares + d->nprocs, 0,
+		       (size_t)(d->published_procs - d->nprocs) * sizeof(*shares));
+	d->published_procs = d->nprocs;
+	h->share_count = d->nprocs;
+	h->share_cpus = d->share_cpus ? d->share_cpus : t->ncpus;
+	h->share_active = d->share_active;
 	for (uint32_t i = 0; i < t->nnodes; i++) {
 		nodes[i].mem_free_kib = free_kib[i];
 		nodes[i].mem_total_kib = total_kib[i];

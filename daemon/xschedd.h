@@ -7,6 +7,7 @@
  *   bpf.c        load, configure and attach bpf/xsched.bpf.c; registration
  *   sample.c     per-tick load, run-queue latency, node memory (BPF or /proc)
  *   reweight.c   victim tables re-weighted by load (busy CPUs sink)
+ *   share.c      machine-wide arbitration: CPUs per registered process
  *   state.c      the published state file and its seqlock
  *   clients.c    the Unix-socket protocol, slot quotas and reclaim
  *   request.c    whether a received record is one well-formed request
@@ -43,6 +44,8 @@ struct xsd_options {
 	int64_t socket_mode;
 	int64_t bpf;               /* enum xsd_bpf_mode */
 	int64_t verbose;
+	int64_t share_hold_ms;     /* an idle process keeps its share this long */
+	int64_t share_foreign;     /* 1: other work's CPUs are not shared out */
 };
 
 struct xsd_cmdline {
@@ -94,9 +97,17 @@ struct xsd {
 	/* sampling */
 	struct xsd_cpu_sample *cpu;
 	uint64_t *wticks;               /* degraded: per slot, CPU ticks at the last tick */
+	uint8_t *wticks_moved;          /* degraded: per slot, whether they moved this tick */
 	uint64_t last_tick_ns;
 	uint8_t *load_level;            /* reweight.c: level the rows were built at */
 	struct xs_abi_victim *rows;     /* current load-weighted rows */
+	/* arbitration (share.c): processes by pid, nprocs of nslots entries */
+	struct xs_abi_share *procs, *procs_next;
+	uint32_t nprocs, published_procs; /* published_procs: entries in the state */
+	uint64_t *slot_switches;        /* per slot, the switch count at the last tick */
+	uint32_t *cpu_owner;            /* per CPU index, the pid given it, 0: none */
+	uint32_t *cpu_order;            /* scratch: CPU indexes node by node */
+	uint32_t share_cpus, share_active;
 	/* clients */
 	int listen_fd;
 	struct xsd_client *clients;     /* every connected client */
@@ -139,6 +150,13 @@ static inline uint32_t xsd_worker_state(char st)
 	       st == 'T' || st == 't' ? XS_ABI_WORKER_STOPPED : XS_ABI_WORKER_BLOCKED;
 }
 
+/* share.c */
+int xsd_shares_init(struct xsd *d);
+void xsd_shares_free(struct xsd *d);
+/* The shares of this tick (after xsd_sample_tick()), into procs[],
+ * cpu_owner[], share_cpus and share_active. */
+void xsd_shares_tick(struct xsd *d, uint64_t now_ns);
+
 /* reweight.c */
 /* Rows of @base re-weighted by @load (permille per CPU index) into @out
  * (ncpus * row_len entries); a row is rebuilt only when the load level of
@@ -163,6 +181,9 @@ struct xsd_client *xsd_client_new(struct xsd *d, int fd);
 int xsd_client_input(struct xsd *d, struct xsd_client *c, int n);
 void *xsd_client_buf(struct xsd_client *c, size_t *len);
 int xsd_client_fd(const struct xsd_client *c);
+uint32_t xsd_client_pid(const struct xsd_client *c); /* SO_PEERCRED's */
+uint64_t xsd_client_hello_ns(const struct xsd_client *c); /* its last HELLO, 0: none */
+const struct xsd_client *xsd_client_next(const struct xsd_client *c); /* d->clients list */
 void xsd_clients_reap_dead_tids(struct xsd *d);
 
 /* request.c: 0 when @buf (@n bytes) is exactly one well-formed request of

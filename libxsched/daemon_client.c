@@ -75,7 +75,7 @@ int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *c
 	}
 }
 
-static uint64_t xs_daemon_max_age(uint64_t tick_ns)
+uint64_t xs_daemon_max_age(uint64_t tick_ns)
 {
 	uint64_t age = tick_ns > XS_DAEMON_AGE_MAX_NS / 4 ? XS_DAEMON_AGE_MAX_NS : 4 * tick_ns;
 

@@ -182,6 +182,35 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
  */
 struct xs_victim_table;
 int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *copy);
+/* How old a heartbeat may be for a daemon ticking every @tick_ns. */
+uint64_t xs_daemon_max_age(uint64_t tick_ns);
+
+/*
+ * This process's CPU share (daemon_share.c; xschedd's arbitration, struct
+ * xs_abi_share in xsched/abi.h), for the drop-in's team size under dyn-var.
+ */
+enum xs_share_source {
+	XS_SHARE_LOADAVG = 1, /* no usable daemon: libgomp's load-average rule */
+	XS_SHARE_DAEMON,      /* this process's entry in the published state */
+	XS_SHARE_NEWCOMER,    /* not counted now: share_cpus / (others listed + 1) */
+};
+
+struct xs_cpu_share {
+	uint32_t cpus;        /* what the caller may use now, >= 1 */
+	uint32_t source;      /* enum xs_share_source */
+	uint32_t share_cpus;  /* the daemon's: CPUs xsched may use (0: no daemon) */
+	uint32_t active;      /* the daemon's: processes dividing them */
+	int err;              /* XS_SHARE_LOADAVG: why (-ENOTCONN, -ENOENT, -ESTALE,
+			       * -EBADMSG, ...) */
+};
+
+/* The share now, >= 1; @out (may be NULL) says where it comes from. Reads
+ * XSCHED_DAEMON and XSCHED_RUNTIME_DIR at the first call. Thread-safe. */
+uint32_t xs_daemon_share(struct xs_cpu_share *out);
+/* Forget the mapping and the options read (tests that change them). */
+void xs_daemon_share_reset(void);
+/* libgomp's dyn-var rule: @ncpus less @loadavg + 0.1, at least 1. */
+uint32_t xs_share_loadavg_rule(uint32_t ncpus, double loadavg);
 int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
 			 uint32_t nslots);
 int xs_daemon_rows_alloc(struct xs_daemon_client *dc, const struct xs_runtime *rt,

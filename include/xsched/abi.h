@@ -13,6 +13,7 @@
  *        struct xs_abi_node    nodes[nnodes]       at node_off
  *        struct xs_abi_victim  victims[ncpus][ncpus - 1]  at victim_off
  *        struct xs_abi_worker  workers[nslots]     at worker_off
+ *        struct xs_abi_share   shares[nshares]     at share_off
  *
  *      Everything after the first cache line of the header changes only
  *      inside a seqlock write section (header.seq odd); readers copy what
@@ -43,7 +44,7 @@
 #endif
 
 #define XS_ABI_MAGIC 0x3144534843535856ULL /* "VXSCHSD1" little-endian */
-#define XS_ABI_VERSION 2u /* 2: PREEMPTED and STOPPED worker states */
+#define XS_ABI_VERSION 3u /* 2: PREEMPTED and STOPPED worker states; 3: CPU shares */
 
 #define XS_ABI_STATE_FILE "state"
 #define XS_ABI_WORKERS_FILE "workers" /* degraded mode's worker-state file */
@@ -104,6 +105,10 @@ struct xs_abi_header {
 	__u32 nslots;        /* worker slots */
 	__u32 cpu_off, node_off, victim_off, worker_off; /* byte offsets */
 	__u32 cpu_size, node_size, victim_size, worker_size; /* struct sizes */
+	__u32 share_off;     /* byte offset of shares[] */
+	__u32 share_size;    /* sizeof(struct xs_abi_share) */
+	__u32 nshares;       /* entries in shares[]: nslots (a counted process holds a slot) */
+	__u32 reserved_layout;
 	/* Lines 2-3: the seqlock and what changes with it. */
 	__u64 seq __attribute__((aligned(XS_ABI_CACHE_LINE))); /* odd: write in progress */
 	__u64 generation;    /* ticks published since start */
@@ -112,9 +117,11 @@ struct xs_abi_header {
 	__u32 mode;          /* XS_ABI_MODE_* */
 	__u32 flags;         /* XS_ABI_F_* */
 	__u32 daemon_pid;
-	__u32 reserved0;
+	__u32 share_cpus;    /* CPUs xsched processes may use now (see struct xs_abi_share) */
 	__u64 numa_events[4]; /* move, swap, stick task; misplaced pages migrated */
-	__u64 reserved[6];
+	__u32 share_active;  /* processes counted in the division (share.cpus > 0) */
+	__u32 share_count;   /* shares[0..share_count) in use, the rest zero */
+	__u64 reserved[5];
 } __attribute__((aligned(XS_ABI_CACHE_LINE)));
 
 struct xs_abi_cpu {
@@ -126,7 +133,8 @@ struct xs_abi_cpu {
 	__u32 rq_latency_us;  /* decayed mean wakeup-to-run latency */
 	__u64 migrations_in;  /* tasks migrated to this CPU since start */
 	__u64 switches;       /* context switches on this CPU since start */
-	__u64 reserved;
+	__u32 share_pid;      /* the process this CPU is given to (shares[]), 0: none */
+	__u32 reserved;
 };
 
 struct xs_abi_node {
@@ -153,6 +161,32 @@ struct xs_abi_worker {
 	__u64 switches;       /* times switched in */
 };
 
+/*
+ * Machine-wide arbitration: each tick, the CPUs xsched processes may use
+ * (header.share_cpus: the CPUs less the whole CPUs that other work keeps
+ * busy, at least 1) divided among the processes whose registered workers
+ * ran or were runnable, or that said HELLO, within the daemon's hold time
+ * (header.share_active of them). A process that went idle stays listed with cpus 0 and its
+ * part goes to the others. Shares differ by at most one; their sum is
+ * share_cpus when at least one process is active and no more processes
+ * are active than CPUs (each gets 1 at least). cpus[].share_pid gives each
+ * active process a disjoint set of its share's size where the CPUs suffice,
+ * handed out node by node (every CPU of a node before the next node's), so
+ * that a share of whole nodes is node-aligned. A process without an entry
+ * or with cpus 0 that starts work should take share_cpus / (the other
+ * processes listed + 1), at least 1, until the next tick counts it (two
+ * programs started together were both idle just before). Advice: nothing
+ * enforces it.
+ */
+struct xs_abi_share {
+	__u32 pid;            /* a process holding worker slots; 0: entry unused */
+	__u32 cpus;           /* CPUs it may use now; 0: idle, not counted */
+	__u32 workers;        /* worker slots it holds */
+	__u32 running;        /* of them, on a CPU or waiting for one at the tick */
+	__u64 active_ns;      /* CLOCK_MONOTONIC when one of them last ran (0: never seen) */
+	__u64 reserved;
+};
+
 XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_header) == 256, "xs_abi_header layout");
 XS_ABI_STATIC_ASSERT(__builtin_offsetof(struct xs_abi_header, seq) == 2 * XS_ABI_CACHE_LINE,
 	       "the seqlock starts a cache line after the layout");
@@ -160,6 +194,9 @@ XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_cpu) == 48, "xs_abi_cpu layout");
 XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_node) == 32, "xs_abi_node layout");
 XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_victim) == 8, "xs_abi_victim layout");
 XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_worker) == 32, "xs_abi_worker layout");
+XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_share) == 32, "xs_abi_share layout");
+XS_ABI_STATIC_ASSERT(__builtin_offsetof(struct xs_abi_header, reserved_layout) + 4 <=
+		     2 * XS_ABI_CACHE_LINE, "the layout fields fit lines 0-1");
 
 /* ---- client protocol ---- */
 
@@ -260,8 +297,8 @@ static inline __u64 xs_abi_align(__u64 x, __u64 to)
 
 /*
  * The layout of a state file for @ncpus CPUs, @nnodes nodes and @nslots
- * worker slots, the one definition that the daemon writes and the tests
- * forge: fills @h (zeroed by the caller) with the identification, counts,
+ * worker slots (and as many share entries), the one definition that the
+ * daemon writes and the tests forge: fills @h (zeroed by the caller) with the identification, counts,
  * offsets and sizes that xs_abi_check_layout() checks, and returns the
  * file's size: each array on its own cache lines, the whole a multiple of
  * @page bytes.
@@ -282,6 +319,8 @@ static inline __u64 xs_abi_layout(struct xs_abi_header *h, __u32 ncpus, __u32 nn
 	h->node_size = sizeof(struct xs_abi_node);
 	h->victim_size = sizeof(struct xs_abi_victim);
 	h->worker_size = sizeof(struct xs_abi_worker);
+	h->share_size = sizeof(struct xs_abi_share);
+	h->nshares = nslots;
 	h->cpu_off = (__u32)off;
 	off = xs_abi_align(off + (__u64)ncpus * h->cpu_size, XS_ABI_CACHE_LINE);
 	h->node_off = (__u32)off;
@@ -289,7 +328,9 @@ static inline __u64 xs_abi_layout(struct xs_abi_header *h, __u32 ncpus, __u32 nn
 	h->victim_off = (__u32)off;
 	off = xs_abi_align(off + (__u64)ncpus * h->row_len * h->victim_size, XS_ABI_CACHE_LINE);
 	h->worker_off = (__u32)off;
-	off = xs_abi_align(off + (__u64)nslots * h->worker_size, page);
+	off = xs_abi_align(off + (__u64)nslots * h->worker_size, XS_ABI_CACHE_LINE);
+	h->share_off = (__u32)off;
+	off = xs_abi_align(off + (__u64)h->nshares * h->share_size, page);
 	h->total_size = off;
 	return off;
 }
@@ -312,19 +353,23 @@ static inline int xs_abi_check_layout(const struct xs_abi_header *h, __u64 size)
 	    h->cpu_size != sizeof(struct xs_abi_cpu) ||
 	    h->node_size != sizeof(struct xs_abi_node) ||
 	    h->victim_size != sizeof(struct xs_abi_victim) ||
-	    h->worker_size != sizeof(struct xs_abi_worker))
+	    h->worker_size != sizeof(struct xs_abi_worker) ||
+	    h->share_size != sizeof(struct xs_abi_share) || h->nshares != h->nslots)
 		return -74; /* -EBADMSG */
 	rows = (__u64)h->ncpus * h->row_len;
 	if ((__u64)h->cpu_off + (__u64)h->ncpus * h->cpu_size > size ||
 	    (__u64)h->node_off + (__u64)h->nnodes * h->node_size > size ||
 	    (__u64)h->victim_off + rows * h->victim_size > size ||
 	    (__u64)h->worker_off + (__u64)h->nslots * h->worker_size > size ||
+	    (__u64)h->share_off + (__u64)h->nshares * h->share_size > size ||
 	    h->cpu_off < sizeof(*h) || h->node_off < sizeof(*h) ||
-	    h->victim_off < sizeof(*h) || h->worker_off < sizeof(*h))
+	    h->victim_off < sizeof(*h) || h->worker_off < sizeof(*h) ||
+	    h->share_off < sizeof(*h))
 		return -74;
 	/* Each array starts on a cache line (xs_abi_layout()): readers load
 	 * its fields atomically, which a misaligned offset would break. */
-	if ((h->cpu_off | h->node_off | h->victim_off | h->worker_off) % XS_ABI_CACHE_LINE)
+	if ((h->cpu_off | h->node_off | h->victim_off | h->worker_off | h->share_off) %
+	    XS_ABI_CACHE_LINE)
 		return -74;
 	return 0;
 }

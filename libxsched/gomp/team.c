@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon_client.h"
 #include "depend.h"
 #include "gomp.h"
 #include "runtime.h"
@@ -360,6 +361,18 @@ static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_
 	*extra = 0;
 	if (cur->team->active_level >= icv->max_active_levels || n <= 1)
 		return 1;
+	/* dyn-var: the implementation may give fewer threads than asked
+	 * (OpenMP 5.2, Algorithm 2.1), never more: this process's share of
+	 * the CPUs (xschedd's arbitration, or libgomp's load-average rule
+	 * without it). With dyn-var false nothing changes. */
+	if (icv->dynamic) {
+		uint32_t share = xs_daemon_share(NULL);
+
+		if (share < n)
+			n = share;
+		if (n <= 1)
+			return 1;
+	}
 	if (icv->thread_limit == UINT32_MAX)
 		return n;
 	*extra = xg_threads_take(n - 1, icv->thread_limit);

@@ -14,7 +14,10 @@
  * xsched and xgomp once more with xschedd (`+d`, XSCHED_DAEMON=required)
  * when one serves XSCHED_RUNTIME_DIR (default /run/xsched): scripts/
  * run-main.sh starts one as root for the duration of a run. The other rows
- * run with XSCHED_DAEMON=off. Conditions (--noise): quiet, then with the
+ * run with XSCHED_DAEMON=off. xgomp-dyn and xgomp-dyn+d are the drop-in
+ * with OMP_DYNAMIC=true: each region's team no larger than the process's
+ * CPU share (xschedd's arbitration; libgomp's load-average rule without a
+ * daemon); --runtime xgomp selects all four xgomp rows. Conditions (--noise): quiet, then with the
  * noisy neighbour of noise.h pinned to the last CPU at 50% and at 100%
  * duty, started before the condition's first run and stopped after its last.
  *
@@ -69,16 +72,19 @@ struct corun_row {
 	const char *runtime;	/* --runtime name it belongs to */
 	bool omp;		/* a copy is xsched-bench-omp */
 	bool daemon;		/* XSCHED_DAEMON=required, else off */
+	bool dynamic;		/* OMP_DYNAMIC=true: teams no larger than the CPU share */
 };
 
 static const struct corun_row rows[] = {
-	{ "libgomp", "libgomp", true, false },
-	{ "libomp", "libomp", true, false },
-	{ "tbb", "tbb", false, false },
-	{ "xsched", "xsched", false, false },
-	{ "xsched+d", "xsched", false, true },
-	{ "xgomp", "xgomp", true, false },
-	{ "xgomp+d", "xgomp", true, true },
+	{ "libgomp", "libgomp", true, false, false },
+	{ "libomp", "libomp", true, false, false },
+	{ "tbb", "tbb", false, false, false },
+	{ "xsched", "xsched", false, false, false },
+	{ "xsched+d", "xsched", false, true, false },
+	{ "xgomp", "xgomp", true, false, false },
+	{ "xgomp+d", "xgomp", true, true, false },
+	{ "xgomp-dyn", "xgomp", true, false, true },
+	{ "xgomp-dyn+d", "xgomp", true, true, true },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -370,7 +376,8 @@ static void run_group(struct corun_ctx *x, const struct corun_row *r, int thread
 		      int k, struct group *g)
 {
 	char daemon_var[32], dir_var[PATH_MAX + 32];
-	const char *set[3] = { daemon_var, NULL, NULL };
+	const char *set[4] = { daemon_var, NULL, NULL, NULL };
+	int nset = 1;
 	struct copy cs[MAX_COPIES];
 	const char *preload = NULL, *why;
 	double first = 0, last = 0;
@@ -398,8 +405,10 @@ static void run_group(struct corun_ctx *x, const struct corun_row *r, int thread
 		 r->daemon ? "required" : "off");
 	if (r->daemon) {
 		snprintf(dir_var, sizeof(dir_var), "XSCHED_RUNTIME_DIR=%s", x->daemon_dir);
-		set[1] = dir_var;
+		set[nset++] = dir_var;
 	}
+	if (r->dynamic)
+		set[nset++] = "OMP_DYNAMIC=true";
 	env = bench_child_env(preload, set);
 	if (!env || pipe2(go, O_CLOEXEC)) {
 		group_fail(g, CELL_ERROR, "cannot start the copies: %s", strerror(errno));
@@ -532,9 +541,10 @@ static void report_row(const struct corun_ctx *x, const struct corun_row *r,
 	char a[64], b[64], c[64];
 
 	if (x->o->json) {
-		printf("{\"corun\":\"%s\",\"runtime\":\"%s\",\"daemon\":%s,\"noise\":\"%s\","
-		       "\"copies\":%d,\"threads\":%d,\"n\":%ld,\"status\":\"%s\"",
+		printf("{\"corun\":\"%s\",\"runtime\":\"%s\",\"daemon\":%s,\"dynamic\":%s,"
+		       "\"noise\":\"%s\",\"copies\":%d,\"threads\":%d,\"n\":%ld,\"status\":\"%s\"",
 		       x->b->problem->name, r->name, r->daemon ? "true" : "false",
+		       r->dynamic ? "true" : "false",
 		       corun_noise[noise], x->o->corun, x->threads, x->n,
 		       !bad ? "ok" : bad->status == CELL_TIMEOUT ? "timeout" :
 		       bad->status == CELL_SKIPPED ? "skipped" : "error");
@@ -553,7 +563,7 @@ static void report_row(const struct corun_ctx *x, const struct corun_row *r,
 		printf("}\n");
 		return;
 	}
-	printf("  %-7s %-9s %15s %15s %15s", corun_noise[noise], r->name,
+	printf("  %-7s %-11s %13s %15s %15s", corun_noise[noise], r->name,
 	       fmt_time(t1, a, sizeof(a)), fmt_time(solo, b, sizeof(b)),
 	       fmt_time(co, c, sizeof(c)));
 	if (ratio)
@@ -621,7 +631,7 @@ static int corun_program(struct corun_ctx *x)
 	if (!o->json) {
 		printf("\n%s (n = %ld): %d copies x %d threads\n", pb->name, x->n, o->corun,
 		       x->threads);
-		printf("  %-7s %-9s %15s %15s %15s %9s %8s   %s\n", "noise", "runtime",
+		printf("  %-7s %-11s %13s %15s %15s %9s %8s   %s\n", "noise", "runtime",
 		       "t1_s", "solo_s", "corun_s", "co/sum", "solo/t1", "verified");
 	}
 	for (size_t i = 0; i < NROWS; i++)
