@@ -233,59 +233,39 @@ int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
 	return xs_daemon_conn_map_cpus(c, rt, &hc);
 }
 
-/*
- * Connect to the daemon in @dir: HELLO, map what it hands over, check the
- * layout. Returns the connection (not registered, not published) or NULL
- * with *@err = -errno and @why naming the step.
- */
-static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
-						const char **why)
+/* HELLO and the state's mapping, for every reader of the daemon (the
+ * runtimes' connections below, daemon_share.c): daemon_client.h. */
+int xs_daemon_hello(const char *dir, long timeout_us, struct xs_daemon_hello *h,
+		    const char **why)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 2 };
-	struct xs_daemon_conn *c;
-	struct xs_abi_reply r;
-	int fds[2] = { -1, -1 }, ret, fd;
+	struct timeval tv = { .tv_sec = timeout_us / 1000000, .tv_usec = timeout_us % 1000000 };
+	int fds[2] = { -1, -1 }, ret;
 	struct stat st;
 	void *p;
 
+	memset(h, 0, sizeof(*h));
+	h->fd = h->workers_fd = -1;
 	*why = "socket";
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" XS_ABI_SOCKET_FILE,
-			     xs_daemon_dir(rt)) >= sizeof(sa.sun_path)) {
-		*err = -ENAMETOOLONG;
-		return NULL;
-	}
-	/* Connect before allocating anything: with no daemon, the retries
-	 * at job starts cost a failed connect() and no malloc (the task
-	 * pool's no-malloc guarantee holds with XSCHED_DAEMON=auto). */
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+			     dir) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	h->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	/* A daemon that accepts but never answers must not hang us. */
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		*err = -errno;
-		if (fd >= 0)
-			close(fd);
-		return NULL;
+	if (h->fd < 0 || setsockopt(h->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(h->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    connect(h->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		ret = -errno;
+		goto fail;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		close(fd);
-		*err = -ENOMEM;
-		*why = "out of memory";
-		return NULL;
-	}
-	c->fd = fd;
 	*why = "HELLO";
-	ret = xs_daemon_call(c->fd, XS_ABI_HELLO, NULL, 0, &r, fds);
-	if (!ret && r.status)
-		ret = r.status < 0 && r.status > -4096 ? r.status : -EBADMSG;
+	ret = xs_daemon_call(h->fd, XS_ABI_HELLO, NULL, 0, &h->reply, fds);
+	if (!ret && h->reply.status)
+		ret = h->reply.status < 0 && h->reply.status > -4096 ? h->reply.status : -EBADMSG;
 	if (!ret && (fds[0] < 0 || fds[1] < 0))
 		ret = -EBADMSG;
 	if (ret)
 		goto fail;
-	c->mode = r.mode;
-
 	*why = "state file";
 	if (fstat(fds[0], &st)) {
 		ret = -errno;
@@ -296,37 +276,92 @@ static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
 		ret = -EBADMSG;
 		goto fail;
 	}
-	c->state_size = (size_t)st.st_size;
-	p = mmap(NULL, c->state_size, PROT_READ, MAP_SHARED, fds[0], 0);
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fds[0], 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
 		goto fail;
 	}
-	c->state = p;
-	ret = xs_daemon_conn_state(c, rt, r.nslots);
-	if (ret)
-		goto fail;
-
-	/* The worker-state array: without it, tables only. */
-	c->workers_size = (size_t)c->nslots * sizeof(struct xs_abi_worker);
-	if (c->nslots && !fstat(fds[1], &st) &&
-	    (!S_ISREG(st.st_mode) || (uint64_t)st.st_size >= c->workers_size)) {
-		p = mmap(NULL, c->workers_size, PROT_READ, MAP_SHARED, fds[1], 0);
-		if (p != MAP_FAILED)
-			c->workers = p;
-		else
-			xs_daemon_log(rt, "worker state not mapped (%s): tables only\n",
-				      strerror(errno));
-	}
 	close(fds[0]);
-	close(fds[1]);
-	return c;
+	h->state = p;
+	h->state_size = (size_t)st.st_size;
+	h->workers_fd = fds[1];
+	return 0;
 
 fail:
 	if (fds[0] >= 0)
 		close(fds[0]);
 	if (fds[1] >= 0)
 		close(fds[1]);
+	xs_daemon_hello_close(h);
+	return ret;
+}
+
+void xs_daemon_hello_close(struct xs_daemon_hello *h)
+{
+	if (h->state)
+		munmap(h->state, h->state_size);
+	if (h->workers_fd >= 0)
+		close(h->workers_fd);
+	if (h->fd >= 0)
+		close(h->fd);
+	h->state = NULL;
+	h->fd = h->workers_fd = -1;
+}
+
+/*
+ * Connect to the daemon (xs_daemon_hello()), check the state's layout, map
+ * the worker-state array. Returns the connection (not registered, not
+ * published) or NULL with *@err = -errno and *@why naming the step.
+ */
+static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
+						const char **why)
+{
+	struct xs_daemon_hello h;
+	struct xs_daemon_conn *c;
+	struct stat st;
+	int ret;
+	void *p;
+
+	/* Connect before allocating anything: with no daemon, the retries
+	 * at job starts cost a failed connect() and no malloc (the task
+	 * pool's no-malloc guarantee holds with XSCHED_DAEMON=auto). */
+	ret = xs_daemon_hello(xs_daemon_dir(rt), 2000000, &h, why);
+	if (ret) {
+		*err = ret;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		xs_daemon_hello_close(&h);
+		*err = -ENOMEM;
+		*why = "out of memory";
+		return NULL;
+	}
+	/* The connection owns the socket and the mapping from here. */
+	c->fd = h.fd;
+	c->mode = h.reply.mode;
+	c->state = h.state;
+	c->state_size = h.state_size;
+	ret = xs_daemon_conn_state(c, rt, h.reply.nslots);
+	if (ret)
+		goto fail;
+
+	/* The worker-state array: without it, tables only. */
+	c->workers_size = (size_t)c->nslots * sizeof(struct xs_abi_worker);
+	if (c->nslots && !fstat(h.workers_fd, &st) &&
+	    (!S_ISREG(st.st_mode) || (uint64_t)st.st_size >= c->workers_size)) {
+		p = mmap(NULL, c->workers_size, PROT_READ, MAP_SHARED, h.workers_fd, 0);
+		if (p != MAP_FAILED)
+			c->workers = p;
+		else
+			xs_daemon_log(rt, "worker state not mapped (%s): tables only\n",
+				      strerror(errno));
+	}
+	close(h.workers_fd);
+	return c;
+
+fail:
+	close(h.workers_fd);
 	xs_daemon_conn_free(c);
 	*err = ret;
 	return NULL;

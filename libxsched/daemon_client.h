@@ -182,6 +182,27 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
  */
 struct xs_victim_table;
 int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *copy);
+
+/*
+ * A HELLO to the daemon serving runtime directory @dir: connect (send and
+ * receive time out after @timeout_us), send HELLO, receive the reply and
+ * its two descriptors, map the state file read-only. On success 0, and
+ * @h holds the socket, the mapping (not yet checked beyond its size) and
+ * the worker-state descriptor, which the caller maps or closes. On failure
+ * -errno (-EBADMSG: a malformed reply or state file), nothing left open,
+ * and *@why names the step: "socket", "HELLO" or "state file". Allocates
+ * nothing (the runtime's no-malloc guarantee with XSCHED_DAEMON=auto).
+ */
+struct xs_daemon_hello {
+	int fd;                 /* the connected socket */
+	int workers_fd;         /* the worker-state file's descriptor */
+	void *state;            /* the state file, mapped read-only */
+	size_t state_size;
+	struct xs_abi_reply reply;
+};
+int xs_daemon_hello(const char *dir, long timeout_us, struct xs_daemon_hello *h,
+		    const char **why);
+void xs_daemon_hello_close(struct xs_daemon_hello *h);
 /* How old a heartbeat may be for a daemon ticking every @tick_ns. */
 uint64_t xs_daemon_max_age(uint64_t tick_ns);
 

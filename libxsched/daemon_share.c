@@ -34,17 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "daemon_client.h"
 #include "options.h"
 #include "runtime.h"
 
-/* As daemon_client.c: the largest state file mapped. */
-#define XS_SHARE_MAX_STATE (256ull << 20)
 /* The first read after a HELLO waits for this many ticks at most, a tick
  * counted as the daemon's (10 ms if it says 0), 20 ms at most. */
 #define XS_SHARE_WAIT_TICKS 3
@@ -105,104 +100,35 @@ static void xs_share_drop(void)
 /* HELLO, map the state, check its layout. 0 or -errno (-ENOENT: no daemon). */
 static int xs_share_connect(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	/* A daemon that accepts but does not answer costs a region this
-	 * much, once per XS_DAEMON_RETRY_NS at most. */
-	struct timeval tv = { .tv_usec = 500000 };
-	struct xs_abi_request q;
-	struct xs_abi_reply r;
-	char cbuf[CMSG_SPACE(4 * sizeof(int))];
-	struct iovec iov = { &r, sizeof(r) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
+	struct xs_daemon_hello h;
 	struct xs_abi_header hc;
-	int fd, fds[4] = { -1, -1, -1, -1 }, nfds = 0, ret;
-	struct stat st;
-	ssize_t n;
-	void *p;
+	const char *why;
+	int ret;
 
-	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" XS_ABI_SOCKET_FILE,
-			     xs_share.dir) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		ret = -errno;
-		close(fd);
+	/* A daemon that accepts but does not answer costs a region this
+	 * much (0.5 s), once per XS_DAEMON_RETRY_NS at most. */
+	ret = xs_daemon_hello(xs_share.dir, 500000, &h, &why);
+	if (ret)
 		return ret;
-	}
-	memset(&q, 0, sizeof(q));
-	q.magic = XS_ABI_MSG_MAGIC;
-	q.version = XS_ABI_MSG_VERSION;
-	q.type = XS_ABI_HELLO;
-	q.size = sizeof(q);
-	memset(&r, 0, sizeof(r));
-	ret = -EBADMSG;
-	if (send(fd, &q, sizeof(q), MSG_NOSIGNAL) != (ssize_t)sizeof(q)) {
-		ret = -errno;
-		goto out;
-	}
-	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	if (n < 0) {
-		ret = -errno; /* EAGAIN: no answer within the timeout */
-		goto out;
-	}
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < k; i++) {
-			int got;
-
-			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-			if (nfds < 4)
-				fds[nfds++] = got;
-			else
-				close(got);
-		}
-	}
-	if (n != (ssize_t)sizeof(r) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    r.magic != XS_ABI_MSG_MAGIC || r.version != XS_ABI_MSG_VERSION ||
-	    r.size != sizeof(r) || r.type != XS_ABI_HELLO || r.status || nfds < 1)
-		goto out;
-	if (fstat(fds[0], &st)) {
-		ret = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(struct xs_abi_header) ||
-	    (uint64_t)st.st_size > XS_SHARE_MAX_STATE)
-		goto out;
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fds[0], 0);
-	if (p == MAP_FAILED) {
-		ret = -errno;
-		goto out;
-	}
-	xs_share.state = p;
-	xs_share.state_size = (size_t)st.st_size;
-	ret = xs_daemon_read_header(xs_share.state, &hc);
+	ret = xs_daemon_read_header(h.state, &hc);
 	if (!ret)
-		ret = xs_abi_check_layout(&hc, xs_share.state_size);
-	if (!ret && hc.nslots != r.nslots)
+		ret = xs_abi_check_layout(&hc, h.state_size);
+	if (!ret && hc.nslots != h.reply.nslots)
 		ret = -EBADMSG;
 	if (ret) {
-		xs_share_drop();
-	} else {
-		memcpy(xs_share.layout, &hc, sizeof(xs_share.layout));
-		xs_share.hello_gen = hc.generation ? hc.generation : 1;
-		xs_share.tick_ns = hc.tick_ns;
-		xs_share.fd = fd;
-		fd = -1;
+		xs_daemon_hello_close(&h);
+		return ret;
 	}
-out:
-	for (int i = 0; i < nfds; i++)
-		close(fds[i]);
-	if (fd >= 0)
-		close(fd);
-	return ret;
+	/* The worker states are the runtimes' business: only the state file
+	 * and the socket (the daemon counts this process while it is open). */
+	close(h.workers_fd);
+	xs_share.state = h.state;
+	xs_share.state_size = h.state_size;
+	xs_share.fd = h.fd;
+	memcpy(xs_share.layout, &hc, sizeof(xs_share.layout));
+	xs_share.hello_gen = hc.generation ? hc.generation : 1;
+	xs_share.tick_ns = hc.tick_ns;
+	return 0;
 }
 
 /* Say once per distinct reason why a state that exists is not used. */
