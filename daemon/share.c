@@ -121,6 +121,27 @@ static bool xsd_slot_running(uint32_t state)
 	       state == XS_ABI_WORKER_PREEMPTED || state == XS_ABI_WORKER_UNKNOWN;
 }
 
+/* @pid's entry in next[0..*@n): found, or added with the activity it had
+ * at the last tick while fewer than nslots are listed. Returns its index,
+ * or *@n when the table is full. */
+static uint32_t xsd_share_entry(const struct xsd *d, struct xs_abi_share *next, uint32_t *n,
+				uint32_t pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < *n && next[i].pid != pid; i++)
+		;
+	if (i < *n || *n == d->nslots)
+		return i;
+	memset(&next[i], 0, sizeof(next[i]));
+	next[i].pid = pid;
+	for (uint32_t o = 0; o < d->nprocs; o++)
+		if (d->procs[o].pid == pid)
+			next[i].active_ns = d->procs[o].active_ns;
+	++*n;
+	return i;
+}
+
 void xsd_shares_tick(struct xsd *d, uint64_t now)
 {
 	struct xs_abi_share *next = d->procs_next;
@@ -144,16 +165,8 @@ void xsd_shares_tick(struct xsd *d, uint64_t now)
 		ran = d->mode == XS_ABI_MODE_BPF ? sw != d->slot_switches[s]
 						 : d->wticks_moved && d->wticks_moved[s];
 		d->slot_switches[s] = sw;
-		for (i = 0; i < n && next[i].pid != pid; i++)
-			;
-		if (i == n) {
-			memset(&next[n], 0, sizeof(next[n]));
-			next[n].pid = pid;
-			for (uint32_t o = 0; o < d->nprocs; o++)
-				if (d->procs[o].pid == pid)
-					next[n].active_ns = d->procs[o].active_ns;
-			n++;
-		}
+		/* Never full here: at most one new entry per slot. */
+		i = xsd_share_entry(d, next, &n, pid);
 		next[i].workers++;
 		if (xsd_slot_running(state))
 			next[i].running++;
@@ -166,18 +179,9 @@ void xsd_shares_tick(struct xsd *d, uint64_t now)
 
 		if (!hello || now - hello > (uint64_t)d->opt.share_hold_ms * 1000000u)
 			continue;
-		for (i = 0; i < n && next[i].pid != pid; i++)
-			;
-		if (i == n) {
-			if (n == d->nslots)
-				continue; /* more processes than slots: the registered first */
-			memset(&next[n], 0, sizeof(next[n]));
-			next[n].pid = pid;
-			for (uint32_t o = 0; o < d->nprocs; o++)
-				if (d->procs[o].pid == pid)
-					next[n].active_ns = d->procs[o].active_ns;
-			n++;
-		}
+		i = xsd_share_entry(d, next, &n, pid);
+		if (i == n)
+			continue; /* more processes than slots: the registered first */
 		if (hello > next[i].active_ns)
 			next[i].active_ns = hello;
 	}
