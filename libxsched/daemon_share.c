@@ -50,7 +50,6 @@ static struct {
 	pthread_mutex_t lock;
 	bool loaded;                  /* options read */
 	int64_t daemon_mode;          /* XSCHED_DAEMON */
-	int64_t verbose;
 	char dir[sizeof(((struct xs_options *)0)->runtime_dir)];
 	const struct xs_abi_header *state;
 	size_t state_size;
@@ -236,7 +235,6 @@ uint32_t xs_daemon_share(struct xs_cpu_share *out)
 		 * defaults stand for it here as they would not for a runtime. */
 		if (opt && xs_options_load(opt) >= 0) {
 			xs_share.daemon_mode = opt->daemon;
-			xs_share.verbose = opt->verbose;
 			snprintf(xs_share.dir, sizeof(xs_share.dir), "%s",
 				 opt->runtime_dir[0] ? opt->runtime_dir
 						     : XS_ABI_DEFAULT_RUNTIME_DIR);
