@@ -66,13 +66,19 @@ static int xsd_proc_cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static bool xsd_share_active(const struct xsd *d, const struct xs_abi_share *p, uint64_t now)
+/* @t (CLOCK_MONOTONIC, 0: never) lies within the hold time before @now. */
+static bool xsd_share_recent(const struct xsd *d, uint64_t t, uint64_t now)
 {
-	return p->active_ns && now - p->active_ns <= (uint64_t)d->opt.share_hold_ms * 1000000u;
+	return t && now - t <= (uint64_t)d->opt.share_hold_ms * 1000000u;
 }
 
-/* The CPU indexes node by node, and within a node the least loaded by
- * other work first; returns how many of them xsched may use. */
+static bool xsd_share_active(const struct xsd *d, const struct xs_abi_share *p, uint64_t now)
+{
+	return xsd_share_recent(d, p->active_ns, now);
+}
+
+/* The CPU indexes node by node into cpu_order (xsd_share_drop_busy() then
+ * leaves out the busiest); returns how many of them xsched may use. */
 static uint32_t xsd_share_cpus(struct xsd *d)
 {
 	const struct xs_topology *t = d->topo;
@@ -177,7 +183,7 @@ void xsd_shares_tick(struct xsd *d, uint64_t now)
 		uint64_t hello = xsd_client_hello_ns(c);
 		uint32_t pid = xsd_client_pid(c), i;
 
-		if (!hello || now - hello > (uint64_t)d->opt.share_hold_ms * 1000000u)
+		if (!xsd_share_recent(d, hello, now))
 			continue;
 		i = xsd_share_entry(d, next, &n, pid);
 		if (i == n)
