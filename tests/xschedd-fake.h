@@ -26,6 +26,11 @@ struct fake {
 	struct xs_abi_header *h;
 	size_t size;
 	pthread_t server, ticker;
+	/* Commands from the test's thread to the server and the ticker,
+	 * polled in their loops; seq_cst for simplicity (a test, not a hot
+	 * path). stop pairs with nothing else: pthread_join() orders the
+	 * teardown. ticking publishes no data: the ticker writes the state
+	 * under its own seqlock. */
 	_Atomic int stop, ticking;
 };
 
