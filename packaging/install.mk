@@ -173,11 +173,13 @@ deb:
 	@ls $(O)/deb/*.deb
 
 # The .debs on a Debian 12 guest with systemd as PID 1 and the NUMA tests
-# on guests with 2 and 4 nodes (scripts/check-system.sh; QEMU/KVM, SKIPs
-# without /dev/kvm unless XS_SYSTEM_TCG=1). The guest image is built once
-# into ~/.cache/xsched/system/.
+# on guests with 2 and 4 nodes (scripts/check-system.sh: QEMU with KVM
+# when a probe shows that it boots, else TCG when that fits the budget,
+# else SKIP; without /dev/kvm it SKIPs unless XS_SYSTEM_TCG=1). QEMU and
+# mmdebstrap are installed only where a guest may run. The guest image is
+# built once into ~/.cache/xsched/system/.
 check-system:
-	$(Q)scripts/deps.sh
+	$(Q)scripts/deps.sh $(if $(or $(filter 1,$(XS_SYSTEM_TCG)),$(wildcard /dev/kvm)),--system)
 	$(Q)$(MAKE) --no-print-directory kselftest
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)scripts/check-system.sh $(O)

@@ -6,6 +6,9 @@
 # Idempotent and silent when everything is installed; otherwise runs
 # `apt-get update` and installs only what is missing (as root, or via sudo).
 # To add a dependency, add a line to PACKAGES.
+#
+# deps.sh --system also installs SYSTEM_PACKAGES, what make check-system
+# needs to boot its guests (scripts/check-system.sh).
 set -euo pipefail
 
 PACKAGES=(
@@ -38,6 +41,18 @@ PACKAGES=(
 	gcc-12-source     # tests/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
 	libmetis-dev      # xsched-affinity, xsched-bench --affinity: METIS partitions affinity graphs
 )
+
+SYSTEM_PACKAGES=(
+	qemu-system-x86   # the guests of make check-system
+	mmdebstrap        # their Debian 12 image
+	e2fsprogs         # mkfs.ext4 -d: the image's root file system
+)
+if [[ ${1:-} == --system ]]; then
+	PACKAGES+=("${SYSTEM_PACKAGES[@]}")
+elif (($#)); then
+	echo "deps.sh: unknown argument \"$1\" (only --system)" >&2
+	exit 2
+fi
 
 if ! command -v dpkg-query >/dev/null; then
 	echo "deps.sh: not a Debian system; install the equivalents of: ${PACKAGES[*]}" >&2
