@@ -49,9 +49,12 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # xschedd reads /etc/default/xschedd whatever the prefix; a prefix of its
 # own (/opt/xsched) gets its own etc/.
 SYSCONFDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
+# The unit follows PREFIX: systemd's own directory (pkg-config systemd)
+# for /usr, $(PREFIX)/lib/systemd/system otherwise, which systemd also
+# reads for /usr/local and which stays inside any other prefix.
 XS_INST_UNITDIR = $(call xs-inst-once,XS_INST_UNITDIR,\
 	pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
-UNITDIR ?= $(or $(XS_INST_UNITDIR),/lib/systemd/system)
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),$(or $(XS_INST_UNITDIR),/lib/systemd/system),$(PREFIX)/lib/systemd/system)
 
 INSTALL ?= install
 XS_INST_D = $(DESTDIR)
@@ -99,6 +102,14 @@ $(O)/.install-dirs: FORCE
 
 .PHONY: install uninstall deb install-dirs check-system
 
+# Into the live system (no DESTDIR), the dynamic linker's cache must learn
+# of the library, or the first program linked with -lxsched exits 127:
+# ldconfig when we may, else one line saying to run it. A staged install
+# (DESTDIR, packages) leaves that to whoever installs the stage.
+xs-inst-ldconfig = $(if $(DESTDIR),,@if [ -w /etc/ld.so.cache ] || [ ! -e /etc/ld.so.cache -a -w /etc ]; \
+	then ldconfig && echo "  LDCONFIG $(LIBDIR)"; \
+	else echo "make: run ldconfig as root, so that programs find $(SONAME) in $(LIBDIR)"; fi)
+
 # NAME=value lines of the directories install uses (for tests, scripts).
 install-dirs:
 	@printf '%s\n' PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) PKGLIBDIR=$(PKGLIBDIR) \
@@ -139,6 +150,7 @@ endif
 	set -e; for p in $(XS_INST_MAN); do \
 		s=$${p##*.}; $(INSTALL) -d $(XS_INST_D)$(MANDIR)/man$$s; \
 		$(INSTALL) -m 0644 $$p $(XS_INST_D)$(MANDIR)/man$$s/; done
+	$(call xs-inst-ldconfig)
 
 # Removes what install put, and the directories of our own (PKGLIBDIR,
 # INCLUDEDIR/xsched) when they are then empty; shared directories
@@ -159,6 +171,7 @@ uninstall:
 		rm -f $(XS_INST_D)$(MANDIR)/man$${p##*.}/$$p; done
 	! [ -d $(XS_INST_D)$(PKGLIBDIR) ] || rmdir $(XS_INST_D)$(PKGLIBDIR)
 	! [ -d $(XS_INST_D)$(INCLUDEDIR)/xsched ] || rmdir $(XS_INST_D)$(INCLUDEDIR)/xsched
+	$(call xs-inst-ldconfig)
 
 # The Debian packages (debian/), built from a copy of this tree's files
 # (git's list: tracked and new, not ignored) in $(O)/deb/src, so that

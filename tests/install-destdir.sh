@@ -7,7 +7,8 @@
 # directory); a program built with `pkg-config --cflags --libs xsched`
 # against that tree runs; the installed xsched-run finds the installed
 # drop-in by itself, which the library directory alone does not reach;
-# make uninstall leaves no file behind.
+# make uninstall leaves no file behind; the unit follows PREFIX (systemd's
+# directory only for /usr).
 set -uo pipefail
 
 src=${XS_SRCDIR:-.}
@@ -17,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 . "$src/scripts/tap.sh"
 
 # The directories make uses by default (packaging/install.mk).
@@ -125,4 +126,10 @@ rc=$?
 result $((rc == 0)) "make uninstall DESTDIR=... succeeds" "$(tail -n 20 "$tmp/uninstall.log")"
 left=$(cd "$root" && find . -type f -o -type l)
 result $([[ -z $left ]] && echo 1 || echo 0) "make uninstall leaves no file behind" "left: $left"
+
+opt=$(mk PREFIX=/opt/xs install-dirs | sed -n 's|^UNITDIR=||p')
+usr=$(mk PREFIX=/usr install-dirs | sed -n 's|^UNITDIR=||p')
+sd=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
+result $([[ $unitdir == "$prefix/lib/systemd/system" && $opt == /opt/xs/lib/systemd/system && $usr == "$sd" ]] &&
+	echo 1 || echo 0) "the unit follows PREFIX: $unitdir, $opt; systemd's own for /usr: $usr"
 exit $failed
