@@ -26,6 +26,7 @@
 #   $(UNITDIR)           xschedd.service, its paths set to SBINDIR, SYSCONFDIR
 #   $(SYSCONFDIR)/default/xschedd   the settings (kept if it exists)
 #   $(MANDIR)/man{1,3,7,8}          man/*.[1378]
+#   $(COMPLETIONSDIR)    bash completion, one file per tool and xschedd
 #
 # Everything defined here is prefixed (install-*, XS_INST_*) or is one of
 # the GNU-style directory variables.
@@ -46,6 +47,7 @@ SBINDIR ?= $(PREFIX)/sbin
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+COMPLETIONSDIR ?= $(PREFIX)/share/bash-completion/completions
 # xschedd reads /etc/default/xschedd whatever the prefix; a prefix of its
 # own (/opt/xsched) gets its own etc/.
 SYSCONFDIR ?= $(if $(filter /usr /usr/local,$(PREFIX)),/etc,$(PREFIX)/etc)
@@ -80,6 +82,9 @@ XS_INST_HEADERS := include/xsched.h include/xsched/abi.h include/xsched/stats_pa
 XS_INST_CUDA := $(if $(filter $(XS_CUDA_SO),$(XS_CUDA_ALL)),$(XS_CUDA_SO))
 XS_INST_DAEMON := $(if $(XS_DAEMON_SKIP_WHY),,$(XS_DAEMON_BIN))
 XS_INST_MAN := $(wildcard man/*.[1378])
+# packaging/completions/xsched serves every tool: a copy under each name,
+# as bash-completion loads completions/COMMAND on first use.
+XS_INST_COMPLETIONS := $(notdir $(XS_INST_TOOLS)) $(if $(XS_INST_DAEMON),xschedd)
 
 # pkg-config files, written from the directories above.
 quiet_cmd_pc := GEN
@@ -115,7 +120,7 @@ install-dirs:
 	@printf '%s\n' PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) PKGLIBDIR=$(PKGLIBDIR) \
 		BINDIR=$(BINDIR) SBINDIR=$(SBINDIR) INCLUDEDIR=$(INCLUDEDIR) \
 		MANDIR=$(MANDIR) PKGCONFIGDIR=$(PKGCONFIGDIR) SYSCONFDIR=$(SYSCONFDIR) \
-		UNITDIR=$(UNITDIR)
+		UNITDIR=$(UNITDIR) COMPLETIONSDIR=$(COMPLETIONSDIR)
 
 install: lib tools daemon $(XS_INST_CUDA) $(O)/xsched.pc $(O)/xschedd.service \
 	 $(if $(XS_INST_CUDA),$(O)/xsched-cuda.pc)
@@ -150,6 +155,9 @@ endif
 	set -e; for p in $(XS_INST_MAN); do \
 		s=$${p##*.}; $(INSTALL) -d $(XS_INST_D)$(MANDIR)/man$$s; \
 		$(INSTALL) -m 0644 $$p $(XS_INST_D)$(MANDIR)/man$$s/; done
+	$(INSTALL) -d $(XS_INST_D)$(COMPLETIONSDIR)
+	set -e; for t in $(XS_INST_COMPLETIONS); do \
+		$(INSTALL) -m 0644 packaging/completions/xsched $(XS_INST_D)$(COMPLETIONSDIR)/$$t; done
 	$(call xs-inst-ldconfig)
 
 # Removes what install put, and the directories of our own (PKGLIBDIR,
@@ -165,6 +173,7 @@ uninstall:
 		$(XS_INST_D)$(INCLUDEDIR)/xsched/cuda.h
 	rm -f $(addprefix $(XS_INST_D)$(BINDIR)/,$(notdir $(XS_INST_TOOLS)))
 	rm -f $(XS_INST_D)$(SBINDIR)/xschedd $(XS_INST_D)$(UNITDIR)/xschedd.service
+	rm -f $(addprefix $(XS_INST_D)$(COMPLETIONSDIR)/,$(XS_INST_COMPLETIONS) xschedd)
 	! cmp -s packaging/xschedd.default $(XS_INST_D)$(SYSCONFDIR)/default/xschedd || \
 		rm -f $(XS_INST_D)$(SYSCONFDIR)/default/xschedd
 	set -e; for p in $(notdir $(XS_INST_MAN)); do \

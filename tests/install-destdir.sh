@@ -29,6 +29,7 @@ mk() {
 dirs=$(mk install-dirs)
 var() { sed -n "s|^$1=||p" <<<"$dirs"; }
 prefix=$(var PREFIX) libdir=$(var LIBDIR) bindir=$(var BINDIR) unitdir=$(var UNITDIR)
+compdir=$(var COMPLETIONSDIR)
 major=$(sed -n 's/^#define XSCHED_VERSION_MAJOR *//p' "$src/include/xsched.h")
 minor=$(sed -n 's/^#define XSCHED_VERSION_MINOR *//p' "$src/include/xsched.h")
 [[ -n $libdir && -n $bindir && -n $unitdir ]] || {
@@ -49,11 +50,11 @@ result $((rc == 0)) "make install DESTDIR=... succeeds" "$(tail -n 20 "$tmp/inst
 		"$prefix/include/xsched/stats_page.h" "$prefix/include/xsched/task_inline.h" \
 		"$prefix/include/xsched/task_typed.h"
 	for t in xsched-run xsched-top xsched-trace xsched-options xsched-affinity; do
-		echo "$bindir/$t"
-	done
+		echo "$bindir/$t" "$compdir/$t"
+	done | tr ' ' '\n'
 	if [[ -x $build/xschedd ]]; then
 		printf '%s\n' "$prefix/sbin/xschedd" "$unitdir/xschedd.service" \
-			/etc/default/xschedd
+			/etc/default/xschedd "$compdir/xschedd"
 	fi
 	if [[ -f $build/libxsched-cuda.so ]]; then
 		printf '%s\n' "$libdir/libxsched-cuda.so" "$libdir/pkgconfig/xsched-cuda.pc" \
