@@ -206,7 +206,8 @@ void xsd_usage(FILE *f)
 		   "  --foreground        stay attached to the terminal (systemd, tests)\n"
 		   "  --env-file FILE     settings file (default " XSD_DEFAULT_ENV_FILE
 		   ", if present)\n"
-		   "  --help, --version   this text; the xsched version\n\n"
+		   "  -h, --help          this text\n"
+		   "  -V, --version       the xsched version\n\n"
 		   "settings (--option, or NAME=value in the env file or environment):\n");
 	for (size_t i = 0; i < XSD_NOPTS; i++)
 		fprintf(f, "  --%-14s %-20s %s (%s)\n", xsd_opts[i].longopt, xsd_opts[i].env,
@@ -227,7 +228,7 @@ int xsd_cmdline_parse(int argc, char **argv, struct xsd_cmdline *cl)
 	xsd_longopts(lo);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			cl->foreground = true;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Every xsched tool answers --version with "NAME (xsched) MAJOR.MINOR" from
+# Every xsched tool answers --version and -V with "NAME (xsched) MAJOR.MINOR" from
 # include/xsched.h and --help with its usage on stdout, both with exit
 # status 0; and xsched-top takes its options in the forms top users type:
 # -b -n1, -bn1, -d0.5, --delay=0.5, --delay 0.5, --batch, --iterations, and
@@ -19,8 +19,8 @@ minor=$(sed -n 's/^#define XSCHED_VERSION_MINOR *\([0-9]*\).*/\1/p' "$src/includ
 # The tools of this build: the daemon and the CUDA tools only where they
 # were built (make says why when they are not).
 tools=()
-for t in xsched-run xsched-top xsched-trace xsched-options xschedd-bench xsched-bench \
-	xsched-bench-omp; do
+for t in xsched-run xsched-top xsched-trace xsched-options xsched-affinity xschedd-bench \
+	xsched-bench xsched-bench-omp; do
 	tools+=("$build/$t")
 done
 for t in xschedd xsched-spmv-bench xsched-sync-bench; do
@@ -32,7 +32,7 @@ top_forms=("-b -n1" "-bn1" "-d0.5 -bn2" "-b -d 0.5 -n 2" "--delay=0.5 --batch --
 	"--delay 0.5 --batch --iterations 1" "--json -n2 -d0.1" "--json --iterations=3 --delay=0.1")
 
 echo "TAP version 13"
-echo "1..$((2 * ${#tools[@]} + ${#top_forms[@]} + 1))"
+echo "1..$((3 * ${#tools[@]} + ${#top_forms[@]} + 1))"
 . "$src/scripts/tap.sh"
 
 for t in "${tools[@]}"; do
@@ -42,6 +42,8 @@ for t in "${tools[@]}"; do
 	ok=0
 	[[ $rc == 0 && $out == "$name (xsched) $major.$minor" ]] && ok=1
 	result $ok "$name --version" "$(describe $rc): '$out'" "$(cat "$tmp/err")"
+	short=$("$t" -V 2>&1)
+	result $([[ $short == "$out" ]] && echo 1 || echo 0) "$name -V says the same" "'$short'"
 
 	"$t" --help >"$tmp/out" 2>"$tmp/err"
 	rc=$?

@@ -26,6 +26,7 @@
 
 #include "xsched.h"
 #include "affinity.h"
+#include "version.h"
 #include "options.h"
 #include "runtime.h"
 #include "topology.h"
@@ -389,8 +390,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf(PROG " %d.%d\n", XSCHED_VERSION_MAJOR, XSCHED_VERSION_MINOR);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		tool_version(PROG);
 		return 0;
 	}
 	if (!strcmp(argv[1], "record"))

@@ -88,7 +88,7 @@ static void usage(FILE *f)
 "  --json            one JSON object per cell and line instead of the table\n"
 "  --progress        a line on stderr as each cell starts (default: only when\n"
 "                    stderr is a terminal, erased once the cell's row is out)\n"
-"  --version         the xsched version\n"
+"  -V, --version     the xsched version\n"
 "  --list            list the programs and their default sizes\n"
 "  --omp PATH        xsched-bench-omp (default: next to this program)\n"
 "  --libomp PATH     LLVM libomp to preload (default: found under /usr/lib)\n"
@@ -357,7 +357,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 	o->nthreads = 0;
 	for (int t = 1; t <= ncpus && t <= MAX_THREAD_COUNTS; t++)
 		o->threads[o->nthreads++] = t;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (parse_only(optarg, &only))

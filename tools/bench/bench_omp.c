@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 	void *st;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			only = optarg;
