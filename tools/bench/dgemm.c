@@ -127,6 +127,33 @@ static double serial_dgemm(dg_ukr_fn ukr, int n)
 	return 2.0 * n * n * n / best * 1e-9;
 }
 
+/*
+ * One row of the table, or under --json one object per line (nothing else
+ * on stdout): bench "dgemm", threads, n, load, impl, gflops, eff (of P
+ * cores' peak), t_c and t_r (xsched's shares of waiting; null for a BLAS).
+ */
+static void dgemm_row(const struct options *o, int P, int n, bool noisy, const char *impl,
+		      double gflops, double eff, bool xs, double tc, double tr)
+{
+	if (o->json) {
+		printf("{\"bench\":\"dgemm\",\"threads\":%d,\"n\":%d,\"load\":\"%s\",\"impl\":", P,
+		       n, noisy ? "noisy" : "quiet");
+		json_string(impl);
+		printf(",\"gflops\":%.6g,\"eff\":%.6g", gflops, eff);
+		if (xs)
+			printf(",\"t_c\":%.6g,\"t_r\":%.6g}\n", tc, tr);
+		else
+			printf(",\"t_c\":null,\"t_r\":null}\n");
+	} else if (xs) {
+		printf("%6d %-6s %-16s %9.2f %6.1f%% %6.1f%% %6.1f%%\n", n,
+		       noisy ? "noisy" : "quiet", impl, gflops, 100 * eff, 100 * tc, 100 * tr);
+	} else {
+		printf("%6d %-6s %-16s %9.2f %6.1f%% %7s %7s\n", n, noisy ? "noisy" : "quiet",
+		       impl, gflops, 100 * eff, "-", "-");
+	}
+	fflush(stdout);
+}
+
 int dgemm_run(const struct options *o)
 {
 	static const int sizes[] = { 1024, 2048, 3072, 4096 }, quick[] = { 512, 1024 };
@@ -158,14 +185,15 @@ int dgemm_run(const struct options *o)
 		return 1;
 	xs_loop_sched_default(rt, &scheds[2]);
 	hog_cpu = P - 1;
-	printf("DGEMM C = A B, %d threads; micro-kernel %s\n"
-	       "one core's peak (a tight FMA loop of that width): %.2f GFLOP/s; micro-kernel "
-	       "in L1: %.2f (%.1f%%); serial blocked DGEMM n=%d: %.2f (%.1f%%)\n"
-	       "hybrid: Ns=%u Nd=%u g=%u per mille; noisy: a hog at 50%% duty on CPU %d\n"
-	       "%6s %-6s %-16s %9s %7s %7s %7s\n",
-	       P, kname, peak, ukr_peak, 100 * ukr_peak / peak, ns[0], serial,
-	       100 * serial / peak, scheds[2].ns, scheds[2].nd, scheds[2].grain, hog_cpu, "n",
-	       "load", "dgemm", "GFLOP/s", "eff", "T_c", "T_r");
+	if (!o->json)
+		printf("DGEMM C = A B, %d threads; micro-kernel %s\n"
+		       "one core's peak (a tight FMA loop of that width): %.2f GFLOP/s; micro-kernel "
+		       "in L1: %.2f (%.1f%%); serial blocked DGEMM n=%d: %.2f (%.1f%%)\n"
+		       "hybrid: Ns=%u Nd=%u g=%u per mille; noisy: a hog at 50%% duty on CPU %d\n"
+		       "%6s %-6s %-16s %9s %7s %7s %7s\n",
+		       P, kname, peak, ukr_peak, 100 * ukr_peak / peak, ns[0], serial,
+		       100 * serial / peak, scheds[2].ns, scheds[2].nd, scheds[2].grain, hog_cpu, "n",
+		       "load", "dgemm", "GFLOP/s", "eff", "T_c", "T_r");
 	for (int si = 0; si < nsizes; si++) {
 		int n = ns[si];
 		size_t len = (size_t)n * n;
@@ -222,10 +250,8 @@ int dgemm_run(const struct options *o)
 						sched_names[s], n);
 					failed = 1;
 				}
-				printf("%6d %-6s %-16s %9.2f %6.1f%% %6.1f%% %6.1f%%\n", n,
-				       noisy ? "noisy" : "quiet", sched_names[s], flops / best * 1e-9,
-				       100.0 * flops / best * 1e-9 / (P * peak), 100 * tc, 100 * tr);
-				fflush(stdout);
+				dgemm_row(o, P, n, noisy, sched_names[s], flops / best * 1e-9,
+					  flops / best * 1e-9 / (P * peak), true, tc, tr);
 			}
 			for (int l = 0; l < 2; l++) {
 				double best = 1e30;
@@ -244,10 +270,8 @@ int dgemm_run(const struct options *o)
 						libs[l].name, n);
 					failed = 1;
 				}
-				printf("%6d %-6s %-16s %9.2f %6.1f%% %7s %7s\n", n,
-				       noisy ? "noisy" : "quiet", libs[l].name, flops / best * 1e-9,
-				       100.0 * flops / best * 1e-9 / (P * peak), "-", "-");
-				fflush(stdout);
+				dgemm_row(o, P, n, noisy, libs[l].name, flops / best * 1e-9,
+					  flops / best * 1e-9 / (P * peak), false, 0, 0);
 			}
 			if (noisy)
 				noise_stop();
