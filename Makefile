@@ -110,7 +110,7 @@ test-flags := -isystem $(KSELFTEST_DIR) -include tests/xs_test.h \
 	-Wno-unused-parameter -Wno-empty-body
 
 # ---------------------------------------------------------------------------
-# Quiet commands, kernel style: "  CC      libxsched/spsc.o"; V=1 shows them.
+# Quiet commands, kernel style: "  CC      libxsched/queue/spsc.o"; V=1 shows them.
 
 ifeq ($(V),1)
 Q :=

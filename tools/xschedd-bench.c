@@ -44,8 +44,8 @@
 
 #include "xsched.h"
 #include "xsched/abi.h"
-#include "daemon_client.h"
-#include "runtime.h"
+#include "daemon/daemon_client.h"
+#include "core/runtime.h"
 #include "version.h"
 
 static char daemon_path[PATH_MAX];

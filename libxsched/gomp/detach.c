@@ -15,8 +15,8 @@
 #include <stdlib.h>
 
 #include "gomp.h"
-#include "park.h"
-#include "runtime.h"
+#include "queue/park.h"
+#include "core/runtime.h"
 
 struct xg_event {
 	void (*fn)(void *);        /* the task's body */

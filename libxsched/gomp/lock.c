@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "gomp.h"
-#include "runtime.h"
+#include "core/runtime.h"
 
 typedef _Atomic uint32_t xg_mutex_t;
 

@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon_client.h"
+#include "daemon/daemon_client.h"
 #include "depend.h"
 #include "gomp.h"
-#include "runtime.h"
+#include "core/runtime.h"
 
 struct xg_pool_entry {
 	struct xs_runtime *rt;
