@@ -25,10 +25,7 @@
 #include <unistd.h>
 
 #include "xsched.h"
-#include "affinity/affinity.h"
-#include "base/options.h"
-#include "core/runtime.h"
-#include "topo/topology.h"
+#include "ext.h"
 
 #define PROG "xsched-affinity"
 

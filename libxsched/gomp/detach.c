@@ -15,8 +15,7 @@
 #include <stdlib.h>
 
 #include "gomp.h"
-#include "queue/park.h"
-#include "core/runtime.h"
+#include "ext.h"
 
 struct xg_event {
 	void (*fn)(void *);        /* the task's body */

@@ -29,9 +29,7 @@
 #include <stdint.h>
 
 #include "xsched.h"
-#include "base/atomics.h"
-#include "loops/loop.h"
-#include "core/runtime.h"
+#include "ext.h"
 
 #define XG_EXPORT __attribute__((visibility("default")))
 

@@ -22,7 +22,7 @@
  */
 #include <stdlib.h>
 
-#include "affinity/affinity.h"
+#include "ext.h"
 #include "gomp.h"
 
 uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk)

@@ -37,11 +37,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "affinity/affinity.h"
+#include "ext.h"
 #include "bench.h"
 #include "driver.h"
-#include "core/runtime.h"
-#include "topo/topology.h"
 #include "xsched/cuda.h"
 
 #define MTX_DIR "/usr/lib/R/library/Matrix/external"
