@@ -11,24 +11,9 @@
 
 #include "daemon/daemon_client.h"
 #include "core/runtime.h"
+#include "queue/xqueue.h"
 #include "base/thread_name.h"
 #include "topo/topology.h"
-
-/* Default XQueue size: 256 slots, shrunk so that the N^2 rings stay within
- * 32 MiB (a 256-worker runtime gets 64-slot queues: 32 MiB of slots). */
-#define XS_QUEUE_DEFAULT 256u
-#define XS_QUEUE_MIN 16u
-#define XS_QUEUE_BUDGET (32u << 20)
-
-static uint32_t xs_default_queue_size(uint32_t n)
-{
-	uint64_t per_queue = XS_QUEUE_BUDGET / ((uint64_t)n * n * sizeof(void *));
-	uint32_t size = XS_QUEUE_DEFAULT;
-
-	while (size > XS_QUEUE_MIN && size > per_queue)
-		size >>= 1;
-	return size;
-}
 
 uint32_t xs_affinity_cpus(void)
 {
@@ -41,19 +26,17 @@ uint32_t xs_affinity_cpus(void)
 	return n > 0 ? (uint32_t)n : 1;
 }
 
-/* Build worker @w's view of the queue matrix: rows[c] holds the N queues
- * into worker c, queue p of the row being the one worker p pushes into. */
+/* Build worker @w's view of the queue matrix (xqueue.h), place by place. */
 static void xs_worker_wire(struct xs_runtime *rt, struct xs_worker *w)
 {
-	size_t qbytes = xs_spsc_bytes(rt->queue_size);
 	uint32_t n = rt->nworkers;
 
 	for (uint32_t k = 0; k < n; k++) {
-		uint32_t other = (w->id + k) % n;
+		uint32_t other = xs_xqueue_peer(w->id, k, n);
 
-		w->out[k] = (struct xs_spsc *)((char *)rt->queue_rows[other] + qbytes * w->id);
+		w->out[k] = xs_xqueue_at(rt->queue_rows, rt->queue_size, other, w->id);
 		w->out_worker[k] = rt->workers[other];
-		w->in[k] = (struct xs_spsc *)((char *)rt->queue_rows[w->id] + qbytes * other);
+		w->in[k] = xs_xqueue_at(rt->queue_rows, rt->queue_size, w->id, other);
 	}
 }
 
@@ -67,12 +50,10 @@ static void xs_worker_wire(struct xs_runtime *rt, struct xs_worker *w)
  * runtimes that small a pool never grows once jobs run. */
 static void xs_worker_init_row(struct xs_runtime *rt, struct xs_worker *w)
 {
-	size_t qbytes = xs_spsc_bytes(rt->queue_size);
 	uint64_t outstanding = (uint64_t)rt->nworkers * (rt->queue_size + 2);
 
 	for (uint32_t p = 0; p < rt->nworkers; p++)
-		xs_spsc_init((struct xs_spsc *)((char *)rt->queue_rows[w->id] + qbytes * p),
-			     rt->queue_size);
+		xs_spsc_init(xs_xqueue_at(rt->queue_rows, rt->queue_size, w->id, p), rt->queue_size);
 	/* A failure only leaves the pool to grow on demand. */
 	xs_task_pool_reserve(&w->pool, outstanding < XS_POOL_RESERVE_MAX
 					       ? (uint32_t)outstanding : XS_POOL_RESERVE_MAX);
@@ -319,7 +300,6 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	struct xs_victim_view *view;
 	uint32_t *placement = NULL;
 	struct xs_runtime *rt;
-	size_t qbytes;
 	int err = ENOMEM;
 
 	rt = xs_alloc_cache_aligned(sizeof(*rt));
@@ -340,7 +320,7 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 		nworkers = rt->opt.workers ? (uint32_t)rt->opt.workers : xs_affinity_cpus();
 	rt->nworkers = nworkers;
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
-					    : xs_default_queue_size(nworkers);
+					    : xs_xqueue_default_size(nworkers);
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
 	rt->await_offcpu_ns = (uint64_t)rt->opt.await_offcpu_us * 1000;
 	rt->oversubscribed = nworkers > xs_affinity_cpus();
@@ -374,10 +354,10 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 		err = errno;
 		goto fail;
 	}
-	qbytes = xs_spsc_bytes(rt->queue_size);
 	for (uint32_t i = 0; i < nworkers; i++) {
 		/* Not touched here: each worker initialises its own row. */
-		rt->queue_rows[i] = xs_alloc_cache_aligned(qbytes * nworkers);
+		rt->queue_rows[i] =
+			xs_alloc_cache_aligned(xs_xqueue_row_bytes(rt->queue_size, nworkers));
 		rt->workers[i] = xs_worker_create(rt, i);
 		if (!rt->queue_rows[i] || !rt->workers[i])
 			goto fail;

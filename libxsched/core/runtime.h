@@ -20,6 +20,7 @@
 #include "core/rescue.h"
 #include "obs/profile.h"
 #include "queue/spsc.h"
+#include "queue/xqueue.h"
 #include "obs/stats.h"
 #include "obs/stats_page.h"
 #include "queue/task.h"
@@ -147,7 +148,7 @@ struct xs_runtime {
 	 * reaches a sleeping thief, so spawners with surplus wake one. */
 	xs_cache_aligned _Atomic uint32_t nparked;
 	_Atomic uint32_t waking;
-	void **queue_rows;              /* rows[c]: the N queues into worker c */
+	void **queue_rows;              /* rows[c]: the N queues into worker c (xqueue.h) */
 	pthread_t *threads;             /* threads[i] runs worker i (i >= 1) */
 	_Atomic uint32_t rows_ready;    /* start-up: workers whose row is ready */
 	_Atomic uint32_t go;            /* start-up verdict, see runtime.c */
@@ -180,7 +181,7 @@ struct xs_runtime {
 /* The queue @w produces into for worker @to (its out[] entry). */
 static inline struct xs_spsc *xs_worker_queue_to(struct xs_worker *w, uint32_t to)
 {
-	return w->out[(to + w->nworkers - w->id) % w->nworkers];
+	return w->out[xs_xqueue_place(w->id, to, w->nworkers)];
 }
 
 /* Whether @w may be given more work (see xs_nest_enter() in worker.c). */

@@ -22,6 +22,7 @@
 #include "daemon/daemon_client.h"
 #include "core/runtime.h"
 #include "obs/stats_page.h"
+#include "queue/xqueue.h"
 #include "base/tid.h"
 #include "topo/topology.h"
 
@@ -190,7 +191,6 @@ out:
  */
 static uint64_t xs_stats_queue_depth(const struct xs_runtime *rt, uint32_t i, bool all)
 {
-	size_t qbytes = xs_spsc_bytes(rt->queue_size);
 	uint64_t depth = 0;
 
 	for (uint32_t p = 0; p < rt->nworkers; p++) {
@@ -198,7 +198,7 @@ static uint64_t xs_stats_queue_depth(const struct xs_runtime *rt, uint32_t i, bo
 
 		if (!all && p != i)
 			continue;
-		q = (const struct xs_spsc *)((const char *)rt->queue_rows[i] + qbytes * p);
+		q = xs_xqueue_at(rt->queue_rows, rt->queue_size, i, p);
 		for (uint32_t s = 0; s < rt->queue_size; s++)
 			depth += xs_load_relaxed(&((struct xs_spsc *)q)->slot[s]) != NULL;
 	}
