@@ -2,8 +2,9 @@
 #
 # xsched - top-level Makefile.
 #
-# What is built comes from ./Kbuild (object and program lists, kernel style);
-# how it is built is all here. `make help` lists the targets.
+# What is built comes from ./Kbuild and libxsched/gomp/Kbuild (object and
+# program lists, kernel style); how it is built is all here. `make help`
+# lists the targets.
 #
 #   make                      build/libxsched.so, build/libxsched.a, tools, benchmarks
 #   make check                install missing deps, build, run every test (KTAP)
@@ -40,6 +41,7 @@ bench-omp-y :=
 bench-omp-cxx-y :=
 bench-omp-ldlibs-y :=
 include Kbuild
+include libxsched/gomp/Kbuild
 
 # ---------------------------------------------------------------------------
 # Configuration
@@ -110,7 +112,7 @@ test-flags := -isystem $(KSELFTEST_DIR) -include tests/xs_test.h \
 	-Wno-unused-parameter -Wno-empty-body
 
 # ---------------------------------------------------------------------------
-# Quiet commands, kernel style: "  CC      libxsched/spsc.o"; V=1 shows them.
+# Quiet commands, kernel style: "  CC      libxsched/queue/spsc.o"; V=1 shows them.
 
 ifeq ($(V),1)
 Q :=

@@ -27,7 +27,7 @@
 #include <sys/types.h>
 
 #include "xsched/abi.h"
-#include "topology.h"
+#include "topo/topology.h"
 
 #define XSD_DEFAULT_ENV_FILE "/etc/default/xschedd"
 

@@ -8,7 +8,7 @@
  * hybrid. Times are handed in, not measured: the test asserts the choices.
  */
 #include <stdlib.h>
-#include "runtime.h"
+#include "core/runtime.h"
 #include "xs_test.h"
 
 #define N 1000

@@ -5,7 +5,7 @@
  * other address adds 1 to the weight of each pair of its threads.
  */
 #include <string.h>
-#include "affinity.h"
+#include "affinity/affinity.h"
 #include "xs_test.h"
 
 #define T 10

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "affinity.h"
+#include "affinity/affinity.h"
 #include "topology-test.h"
 #include "xs_test.h"
 

@@ -10,7 +10,7 @@
 #define XS_TEST_AFFINITY_PLANTED_H
 
 #include <stdlib.h>
-#include "affinity.h"
+#include "affinity/affinity.h"
 
 #define GROUPS 8
 #define PER 12

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "xsched.h"
-#include "affinity.h"
+#include "affinity/affinity.h"
 #include "xs_test.h"
 
 #define T 8

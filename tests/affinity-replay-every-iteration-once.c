@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "xsched.h"
-#include "affinity.h"
+#include "affinity/affinity.h"
 #include "xs_test.h"
 
 #define N 1000

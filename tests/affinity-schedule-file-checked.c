@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "xsched.h"
-#include "affinity.h"
+#include "affinity/affinity.h"
 #include "capture-stderr.h"
 #include "xs_test.h"
 

@@ -10,7 +10,7 @@
  * handed in, not measured: the test asserts the choices.
  */
 #include <stdlib.h>
-#include "affinity.h"
+#include "affinity/affinity.h"
 #include "xs_test.h"
 
 #define N 1000

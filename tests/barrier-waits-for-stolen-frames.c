@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <stdatomic.h>
 #include <time.h>
-#include "runtime.h"
+#include "core/runtime.h"
 #include "xsched.h"
 #include "xs_test.h"
 

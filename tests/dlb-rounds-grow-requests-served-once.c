@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <unistd.h>
-#include "runtime.h"
+#include "core/runtime.h"
 #include "xs_test.h"
 #include "test-scale.h"
 

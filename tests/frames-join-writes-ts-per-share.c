@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * A join of N public children, while the other worker steals them, writes
- * its deque's shared word (ts = head << 32 | split, libxsched/deque.h, the
+ * its deque's shared word (ts = head << 32 | split, libxsched/queue/deque.h, the
  * line its thieves CAS) far fewer than N times: it takes the public frames
  * back a share at a time, one CAS per share, and lowers ts once for the
- * run of taken frames at its pop-down (libxsched/deque.c). Before, it
+ * run of taken frames at its pop-down (libxsched/queue/deque.c). Before, it
  * wrote ts once per frame it took back (a CAS) and once per taken frame
  * at the pop-down (a store): more than N writes for N public children.
  *

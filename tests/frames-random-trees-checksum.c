@@ -7,7 +7,7 @@
  * adds its value into its parent's slot, so the root's sum checks that
  * each node ran exactly once and that every join waited for its children.
  *
- * The same trees with the rescue (libxsched/deque_rescue.c): some tasks
+ * The same trees with the rescue (libxsched/core/deque_rescue.c): some tasks
  * sleep between their spawns and their join (stranded for a while, frames
  * private) and the threshold is at its minimum, XSCHED_RESCUE_US=1, so
  * thieves publish other workers' private frames all the time, mostly while

@@ -8,7 +8,7 @@
  * long task at SCHED_IDLE on a CPU where a pinned hog runs. Its children
  * must still run, on the other worker, while it is stranded: the thief
  * finds its splitreq unanswered for XSCHED_RESCUE_US and publishes the
- * frames for it (libxsched/deque_rescue.c). Without the rescue the
+ * frames for it (libxsched/core/deque_rescue.c). Without the rescue the
  * victim waits its 10 s out and the test fails. Asserted with counts:
  * every child ran exactly once, all of them on the other worker, before
  * the victim's join, and the sum of their values.

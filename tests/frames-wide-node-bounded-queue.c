@@ -13,7 +13,7 @@
 #include "xsched.h"
 #include "xs_test.h"
 
-#define BOUND 16384	/* XS_DEQUE_QUEUED (libxsched/deque.h) */
+#define BOUND 16384	/* XS_DEQUE_QUEUED (libxsched/queue/deque.h) */
 #define NCHILD (5 * BOUND + 123)
 
 static _Atomic uint64_t finished;

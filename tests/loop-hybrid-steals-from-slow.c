@@ -2,7 +2,7 @@
 /*
  * Hybrid schedule: when one worker is slow, the others run its dynamic
  * tasks (xs_parallel_for() also lets them take its static tasks, from the
- * back, once the dynamic ones are gone: libxsched/loop.c, elastic loops;
+ * back, once the dynamic ones are gone: libxsched/loops/loop.c, elastic loops;
  * never the one it is running), every iteration still exactly once. Run under ThreadSanitizer too (tests-concurrency-y):
  * the claims race on the slow worker's span word.
  */

@@ -2,7 +2,7 @@
 /*
  * A worker that stops in the middle of its static block strands only the
  * chunk it is running: xs_parallel_for() makes every piece of every block
- * claimable (libxsched/loop.c, elastic loops), so the other worker runs
+ * claimable (libxsched/loops/loop.c, elastic loops), so the other worker runs
  * the rest of that block while it is stopped. Here worker 1 sleeps in its
  * first chunk until every other iteration of the loop has run (10 s at
  * most); asserted with counts: every iteration exactly once, the sum of

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Parallel loops finish while a worker cannot run: xs_parallel_for() is
- * an elastic loop (libxsched/loop.c), which waits only for the workers
+ * an elastic loop (libxsched/loops/loop.c), which waits only for the workers
  * inside it, never for one that has not come. Worker 1 is stranded two
  * ways: stopped (a tracer process seizes and interrupts that one thread:
  * SIGSTOP would stop the whole process), and preempted by a SCHED_FIFO

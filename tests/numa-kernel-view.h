@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * numa-kernel-view.h - the machine as the kernel shows it, read here
- * independently of libxsched/topology.c, for the tests that check the
+ * independently of libxsched/topo/topology.c, for the tests that check the
  * topology, the victim tables, DLB and xschedd against the real machine
  * (tests/numa-*.c, make check-system's 2- and 4-node guests): each CPU's
  * node from libnuma (numa_node_of_cpu), node distances from libnuma
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "topology.h"
+#include "topo/topology.h"
 
 /* Read sysfs @path (a CPU list) into @set; 0, or -1 if absent or bad. */
 static inline int kv_read_list(const char *path, struct xs_cpumask *set)

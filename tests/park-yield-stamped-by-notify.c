@@ -8,7 +8,7 @@
  * the notifier is another thread, joined before the close.
  */
 #include <pthread.h>
-#include "park.h"
+#include "queue/park.h"
 #include "xs_test.h"
 
 static void *notify_once(void *arg)

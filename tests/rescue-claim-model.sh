@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# The claim protocol of libxsched/rescue.h, model-checked with Spin
+# The claim protocol of libxsched/core/rescue.h, model-checked with Spin
 # (tests/models/rescue-claim.pml): the full state space has no item popped
 # twice and none lost, and each of the two mutations that break the
 # protocol (the victim does not reload its cached index after a claim; the

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
-#include "rescue.h"
+#include "core/rescue.h"
 #include "stranded-victim.h"
 
 #define THRESHOLD_NS 2000000ull	/* 2 ms */

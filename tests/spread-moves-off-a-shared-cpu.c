@@ -5,7 +5,7 @@
  * that no teammate holds; nowhere when every allowed CPU holds one (a team
  * larger than its CPUs) or the mask has no other CPU.
  */
-#include "spread.h"
+#include "core/spread.h"
 #include "xs_test.h"
 
 static cpu_set_t cpus(int n)

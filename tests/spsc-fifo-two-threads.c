@@ -7,7 +7,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include "spsc.h"
+#include "queue/spsc.h"
 #include "xs_test.h"
 #include "test-scale.h"
 

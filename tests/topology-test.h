@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "capture-stderr.h"
-#include "topology.h"
+#include "topo/topology.h"
 
 static inline const char *xs_test_srcdir(void)
 {

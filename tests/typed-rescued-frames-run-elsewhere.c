@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The rescue (libxsched/deque_rescue.c) with typed children: a worker
+ * The rescue (libxsched/core/deque_rescue.c) with typed children: a worker
  * spawns typed children (private frames: nobody asked it to publish) and
  * is then stranded before its joins, asleep in a syscall. The other
  * worker finds its splitreq unanswered for XSCHED_RESCUE_US, publishes

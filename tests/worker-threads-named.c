@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Worker threads carry their names (libxsched/thread_name.h): a runtime of
+ * Worker threads carry their names (libxsched/base/thread_name.h): a runtime of
  * four workers shows threads named xsched-w1, xsched-w2 and xsched-w3 in
  * /proc/self/task/TID/comm, each once, and the main thread (worker 0)
  * keeps the program's name.

@@ -12,8 +12,8 @@
 #include "xsched.h"
 #include "xschedd-test.h"
 #include "fib-task.h"
-#include "daemon_client.h"
-#include "runtime.h"
+#include "daemon/daemon_client.h"
+#include "core/runtime.h"
 
 /* Why these tests cannot run here, or NULL. */
 static inline const char *xsc_test_skip_why(void)

@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 
 #include "xschedd-client-test.h"
-#include "topology.h"
+#include "topo/topology.h"
 
 #define NSLOTS 64
 

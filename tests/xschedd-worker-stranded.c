@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 
 #include "kselftest_harness.h"
-#include "rescue.h"
+#include "core/rescue.h"
 #include "stranded-victim.h"
 #include "xschedd-test.h"
 

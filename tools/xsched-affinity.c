@@ -8,7 +8,7 @@
  *
  * record runs PROG with XSCHED_LOOP_SCHEDULE=affinity and
  * XSCHED_AFFINITY_RECORD=GRAPH: its first such xs_parallel_for() loop runs
- * under the recorder (libxsched/affinity_record.c) over the data PROG
+ * under the recorder (libxsched/affinity/affinity_record.c) over the data PROG
  * registered with xs_affinity_region_add(). plan builds the affinity graph
  * under DenseRatio and partitions it with METIS along the machine the
  * runtime will see (XSCHED_SYSFS_ROOT, XSCHED_BIND, XSCHED_WORKERS as the
@@ -25,11 +25,8 @@
 #include <unistd.h>
 
 #include "xsched.h"
-#include "affinity.h"
+#include "ext.h"
 #include "version.h"
-#include "options.h"
-#include "runtime.h"
-#include "topology.h"
 
 #define PROG "xsched-affinity"
 

@@ -44,8 +44,7 @@
 
 #include "xsched.h"
 #include "xsched/abi.h"
-#include "daemon_client.h"
-#include "runtime.h"
+#include "ext.h"
 #include "version.h"
 
 static char daemon_path[PATH_MAX];

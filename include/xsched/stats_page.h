@@ -93,7 +93,7 @@ struct xs_stats_header {
 	__u64 reserved[10];
 } __attribute__((aligned(64)));
 
-/* One worker's counters (libxsched/stats.h has what each one counts). */
+/* One worker's counters (libxsched/obs/stats.h has what each one counts). */
 struct xs_stats_worker {
 	__u64 tasks_executed;  /* queued tasks run here + immediate */
 	__u64 tasks_created;   /* static_pushes + immediate */

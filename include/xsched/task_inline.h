@@ -21,7 +21,7 @@
  * waits for the thief's release of `done`, running other work meanwhile.
  *
  * The fields below are the owner's and are described for the inline code;
- * everything else is libxsched's (libxsched/deque.c has the proofs).
+ * everything else is libxsched's (libxsched/queue/deque.c has the proofs).
  */
 #ifndef XSCHED_TASK_INLINE_H
 #define XSCHED_TASK_INLINE_H
@@ -77,7 +77,7 @@ struct xs_deque {
  * TLS surplus) instead of a __tls_get_addr() call or its relaxation. */
 extern __thread __attribute__((tls_model("initial-exec"))) struct xs_worker *xs_self;
 
-/* Out-of-line halves (libxsched/deque.c). */
+/* Out-of-line halves (libxsched/queue/deque.c). */
 int xs_task_spawn(void (*fn)(void *arg), const void *arg, size_t size);
 int xs_task_wait(void);
 void xs_task_publish(void);

@@ -62,7 +62,7 @@
  * typed spawns and joins nest). Debug builds (XS_DEBUG) check xs_top.
  *
  * Same deque, same protocol as xs_spawn()/xs_sync() (task_inline.h; the
- * proofs are in libxsched/deque.c and deque_rescue.c): a typed frame is
+ * proofs are in libxsched/queue/deque.c and deque_rescue.c): a typed frame is
  * an ordinary frame whose fn is the thief's entry NAME_xs_thief(), which
  * unpacks the arguments and stores the result in the frame before the
  * thief releases it (a thief runs it as any stolen frame, as a task of
@@ -115,7 +115,7 @@
 extern "C" {
 #endif
 
-/* Out-of-line halves (libxsched/deque.c). */
+/* Out-of-line halves (libxsched/queue/deque.c). */
 struct xs_frame *xs_task_typed_frame(void);
 int xs_task_join_newest(void);
 void xs_task_typed_misuse(const char *name) __attribute__((noreturn));

@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "depend.h"
-#include "runtime.h"
+#include "ext.h"
 
 struct xg_dedge {
 	struct xg_dedge *next;

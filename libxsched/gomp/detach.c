@@ -15,8 +15,7 @@
 #include <stdlib.h>
 
 #include "gomp.h"
-#include "park.h"
-#include "runtime.h"
+#include "ext.h"
 
 struct xg_event {
 	void (*fn)(void *);        /* the task's body */

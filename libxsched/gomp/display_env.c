@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "gomp.h"
-#include "options.h"
+#include "ext.h"
 
 static const char *const xg_sched_names[] = { "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO",
 					      "HYBRID", "AFFINITY", "?" };

@@ -17,9 +17,7 @@
 #include <strings.h>
 
 #include "gomp.h"
-#include "options.h"
-#include "thread_name.h"
-#include "topology.h"
+#include "ext.h"
 
 /* gcc's libgomp supports this many active levels; so do we. */
 #define XG_SUPPORTED_LEVELS 255u

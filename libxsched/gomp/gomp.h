@@ -29,9 +29,7 @@
 #include <stdint.h>
 
 #include "xsched.h"
-#include "atomics.h"
-#include "loop.h"
-#include "runtime.h"
+#include "ext.h"
 
 #define XG_EXPORT __attribute__((visibility("default")))
 
@@ -113,7 +111,7 @@ void xg_env_nthreads_level(struct xg_icv *icv);
 /* Worksharing constructs (ws.c). */
 
 /* A loop construct: its iterations [0, n) are dispensed by the ws slot's
- * struct xs_loop_disp (libxsched/loop.h), shared with xs_parallel_for(). */
+ * struct xs_loop_disp (libxsched/loops/loop.h), shared with xs_parallel_for(). */
 struct xg_loop {
 	uint64_t n;                 /* iterations */
 	/* Iteration start value and step as raw 64-bit patterns: iteration

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "gomp.h"
-#include "runtime.h"
+#include "ext.h"
 
 typedef _Atomic uint32_t xg_mutex_t;
 

@@ -6,7 +6,7 @@
  * A loop is dispensed over its iteration numbers [0, n), whatever its type,
  * bounds and direction: iteration i is start + i * step (mod 2^64). The
  * dispensing itself - static block and cyclic, dynamic, guided and hybrid -
- * is libxsched/loop.c's, the same code as xs_parallel_for(); here a
+ * is libxsched/loops/loop.c's, the same code as xs_parallel_for(); here a
  * construct's slot holds the dispenser and each thread's implicit task its
  * cursor. Dynamic and guided are monotonic, which also satisfies
  * nonmonotonic; hybrid is monotonic when the loop asks for it (the
@@ -17,12 +17,12 @@
  * schedule(runtime) runs what XSCHED_LOOP_SCHEDULE names when it is set
  * (not auto), whatever OMP_SCHEDULE says: that is how OpenMP programs reach
  * the hybrid schedule (env.c), with XSCHED_LOOP_HYBRID_NS/ND/GRAIN, and
- * the affinity schedule of XSCHED_AFFINITY_FILE (libxsched/affinity.h;
+ * the affinity schedule of XSCHED_AFFINITY_FILE (libxsched/affinity/affinity.h;
  * loops it does not fit, ordered and monotonic ones run hybrid).
  */
 #include <stdlib.h>
 
-#include "affinity.h"
+#include "ext.h"
 #include "gomp.h"
 
 uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk)

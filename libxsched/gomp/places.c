@@ -22,7 +22,7 @@
 #include <strings.h>
 
 #include "gomp.h"
-#include "topology.h"
+#include "ext.h"
 
 #define XG_MAX_PLACES 1024
 #define XG_MAX_PLACE_PROCS 8192

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "gomp.h"
-#include "runtime.h"
+#include "ext.h"
 
 /* gcc's gomp-constants.h */
 #define XG_MAP_FIRSTPRIVATE      0x0c   /* GOMP_MAP_FLAG_SPECIAL | 0 */

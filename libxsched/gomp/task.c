@@ -72,7 +72,7 @@
 #include <string.h>
 
 #include "depend.h"
-#include "runtime.h"
+#include "ext.h"
 
 /* GOMP_task flags (gcc's gomp-constants.h). */
 #define XG_TASK_UNTIED     (1u << 0)

@@ -11,7 +11,7 @@
  * construct waits for its tasks (an implicit taskgroup).
  */
 #include "gomp.h"
-#include "runtime.h"
+#include "ext.h"
 
 #define XG_TASK_FINAL      (1u << 1)
 #define XG_TASK_UP         (1u << 8)

@@ -21,10 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon_client.h"
+#include "ext.h"
 #include "depend.h"
 #include "gomp.h"
-#include "runtime.h"
 
 struct xg_pool_entry {
 	struct xs_runtime *rt;

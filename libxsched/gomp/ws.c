@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 #include "gomp.h"
-#include "runtime.h"
+#include "ext.h"
 
 void xg_warn(const char *fmt, ...)
 {

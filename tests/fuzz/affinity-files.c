@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * affinity-files.c - fuzz the readers of xsched-affinity's graph and
- * schedule files (libxsched/affinity_file.c), and what consumes what they
+ * schedule files (libxsched/affinity/affinity_file.c), and what consumes what they
  * accept.
  *
  * Input: a flags byte, a DenseRatio byte, then the file image.
@@ -21,8 +21,8 @@
  * the workers of tests/machines/2s2n4c.
  */
 #include "fuzz.h"
-#include "affinity.h"
-#include "topology.h"
+#include "affinity/affinity.h"
+#include "topo/topology.h"
 
 /* Graph entries a fuzzed graph may build into (the tool's default is far
  * larger; a small cap keeps an input's cost bounded). */

@@ -4,7 +4,7 @@
  *
  * Input: 4 bytes (the slot count the daemon's HELLO reply announced, little
  * endian), then the state file as mapped. The steps are the library's own
- * (libxsched/daemon_client.c): the seqlocked header read (a torn file:
+ * (libxsched/daemon/daemon_client.c): the seqlocked header read (a torn file:
  * -EAGAIN), the checks of a new connection (layout, slot count, the CPU
  * maps), then, as a poll does, the victim rows turned into a table of our
  * CPUs and checked. Our CPUs are those of tests/machines/2s2n4c, so a
@@ -13,9 +13,9 @@
  * back passes xs_victim_table_check().
  */
 #include "fuzz.h"
-#include "daemon_client.h"
-#include "runtime.h"
-#include "topology.h"
+#include "daemon/daemon_client.h"
+#include "core/runtime.h"
+#include "topo/topology.h"
 
 static struct xs_runtime rt;
 

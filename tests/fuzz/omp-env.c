@@ -15,7 +15,7 @@
  */
 #include "fuzz.h"
 #include "gomp/gomp.h"
-#include "topology.h"
+#include "topo/topology.h"
 
 static const char *const vars[] = {
 	"OMP_NUM_THREADS", "OMP_SCHEDULE",	 "OMP_DYNAMIC",	    "OMP_NESTED",

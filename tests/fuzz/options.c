@@ -3,7 +3,7 @@
  * options.c - fuzz the XSCHED_* environment parser.
  *
  * Input: lines; each line's first byte picks an option of the table
- * (libxsched/options.c, by index modulo their count), the rest of the line
+ * (libxsched/base/options.c, by index modulo their count), the rest of the line
  * is its value. The target sets those variables, runs xs_options_load()
  * (what xs_runtime_create() runs), the loop-schedule conversion and the
  * XSCHED_VERBOSE dump, then unsets them. Promises: the result is 0 or
@@ -12,8 +12,8 @@
  */
 #include "fuzz.h"
 #include "xsched.h"
-#include "options.h"
-#include "loop.h"
+#include "base/options.h"
+#include "loops/loop.h"
 
 static unsigned int noptions;
 static struct xs_option_info info[128];

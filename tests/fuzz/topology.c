@@ -6,7 +6,7 @@
  * without its NUL). The target holds tests/machines/2s2n4c in memory; each
  * record replaces the file PATH of that tree by CONTENT, or adds it (any
  * path: new CPUs, nodes and cache indexes too), and a record "!PATH\0..."
- * removes the file PATH. xs_topology_load_from() (libxsched/topology.c,
+ * removes the file PATH. xs_topology_load_from() (libxsched/topo/topology.c,
  * the parser xs_topology_load() runs over the file system) then reads the
  * tree from memory: no file is written per input, so the parser, not the
  * disk, sets the pace. Promises (topology.h): a refused tree returns NULL
@@ -17,7 +17,7 @@
 #include <ftw.h>
 
 #include "fuzz.h"
-#include "topology.h"
+#include "topo/topology.h"
 
 #define MAX_ENTRIES 1024 /* files and directories of the base tree */
 #define HASH_SLOTS 2048

@@ -1,5 +1,5 @@
 /*
- * barrier.pml - the tree barrier's termination detection (libxsched/barrier.c).
+ * barrier.pml - the tree barrier's termination detection (libxsched/core/barrier.c).
  *
  * Three workers in the code's binary tree (0 is the root, 1 and 2 its
  * children) enter one barrier episode. Before arriving, worker 0's
@@ -16,7 +16,7 @@
  * out == 0 and every queue is empty (asserted). And every run ends with
  * all three workers released (end states).
  *
- * Map to the code, line by line (libxsched/barrier.c):
+ * Map to the code, line by line (libxsched/core/barrier.c):
  *
  *   spawn()            worker.c spawn: C incremented before the push
  *                      (static_pushes / continuations), then queued

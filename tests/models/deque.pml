@@ -1,5 +1,5 @@
 /*
- * deque.pml - the work-first split deque's steal path (libxsched/deque.c,
+ * deque.pml - the work-first split deque's steal path (libxsched/queue/deque.c,
  * the owner's inline half in include/xsched/task_inline.h).
  *
  * The owner (worker 0) runs a task that spawns N frames and joins them;
@@ -95,7 +95,7 @@
  *                       frames (P4) does not mark them done (P5): the
  *                       pop-down waits for them forever.
  *
- * With -DRESCUE, the rescue of a stranded owner (libxsched/deque_rescue.c):
+ * With -DRESCUE, the rescue of a stranded owner (libxsched/core/deque_rescue.c):
  * each thief may, at each try, publish the owner's private frames for it
  * instead of stealing, and the owner follows the claim-then-check rule.
  * The owner is never "stranded" in the model: it can be switched out

@@ -1,5 +1,5 @@
 /*
- * dlb.pml - the round/request-cell steal protocol, NA-WS (libxsched/dlb.c).
+ * dlb.pml - the round/request-cell steal protocol, NA-WS (libxsched/core/dlb.c).
  *
  * Worker 0 (the victim) starts with T tasks in its own queue; thieves
  * 1..NTHIEVES have none. Each thief asks the victim through its request
@@ -23,7 +23,7 @@
  *
  * Map to the code, line by line:
  *
- *   victim()        libxsched/runtime.h xs_dlb_poll(), dlb.c xs_dlb_serve()
+ *   victim()        libxsched/core/runtime.h xs_dlb_poll(), dlb.c xs_dlb_serve()
  *     V1  req = request cell            req = xs_load_relaxed(&w->cells.request)
  *     V2  req_round == round            xs_dlb_request_round(req) == w->dlb.round
  *     V3  thief check                   thief >= nworkers || thief == w->id -> bump

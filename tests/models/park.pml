@@ -1,5 +1,5 @@
 /*
- * park.pml - the park/notify handshake (libxsched/park.c, park.h).
+ * park.pml - the park/notify handshake (libxsched/queue/park.c, park.h).
  *
  * Property: no lost wake-up. A sleeper that finds no work parks; a
  * notifier publishes one item of work, then notifies. In every
@@ -18,7 +18,7 @@
  *
  * Map to the code, line by line:
  *
- *   sleeper()      libxsched/park.c  xs_park_until()
+ *   sleeper()      libxsched/queue/park.c  xs_park_until()
  *     S1  state_buf = SLEEPING      xs_store_relaxed(&p->state, XS_PARK_SLEEPING)
  *     S2  heavy_fence()             xs_heavy_fence(): xs_fence_seq_cst() +
  *                                   membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)

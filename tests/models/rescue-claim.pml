@@ -1,5 +1,5 @@
 /*
- * rescue-claim.pml - the claim protocol of libxsched/rescue.h, in Spin.
+ * rescue-claim.pml - the claim protocol of libxsched/core/rescue.h, in Spin.
  *
  * A victim V pops the items a producer pushes into its queue; two thieves
  * that find V stranded claim V's consumer side, pop one item, and hand it

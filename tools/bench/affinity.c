@@ -5,7 +5,7 @@
  * side by side in one run, every result checked against a serial run.
  *
  * For each kernel: the serial reference; one recorded run of the loop
- * (libxsched/affinity_record.c, its slowdown against a plain serial run is
+ * (libxsched/affinity/affinity_record.c, its slowdown against a plain serial run is
  * the recorder's overhead): IRREG every access at 8-byte words (step mode),
  * the others the first access per page and logical thread (page mode:
  * stepping every access of SpMM costs ~10 us x 10^7); the affinity graph at
@@ -37,11 +37,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "affinity.h"
+#include "ext.h"
 #include "bench.h"
 #include "driver.h"
-#include "runtime.h"
-#include "topology.h"
 #include "xsched/cuda.h"
 
 #define MTX_DIR "/usr/lib/R/library/Matrix/external"

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "ext.h"
 #include "needed.h"
 #include "../version.h"
 

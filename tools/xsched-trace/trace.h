@@ -3,7 +3,7 @@
  * trace.h - an XSCHED_PROFILE file in memory, and what xsched-trace derives
  * from it.
  *
- * The file is the Chrome trace-event JSON that libxsched/profile.c writes:
+ * The file is the Chrome trace-event JSON that libxsched/obs/profile.c writes:
  * {"displayTimeUnit":"ns","traceEvents":[...],"xsched":{...}} with one
  * "ph":"M" thread_name event and any number of "ph":"X" complete events
  * per worker (tid), timestamps and durations in microseconds with three

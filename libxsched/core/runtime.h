@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime.h - the runtime and its workers (internal).
+ */
+#ifndef XSCHED_RUNTIME_H
+#define XSCHED_RUNTIME_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xsched.h"
+#include "affinity/affinity.h"
+#include "base/atomics.h"
+#include "core/barrier.h"
+#include "queue/deque.h"
+#include "core/dlb.h"
+#include "base/options.h"
+#include "queue/park.h"
+#include "core/rescue.h"
+#include "obs/profile.h"
+#include "queue/spsc.h"
+#include "queue/xqueue.h"
+#include "obs/stats.h"
+#include "obs/stats_page.h"
+#include "queue/task.h"
+#include "queue/task_pool.h"
+
+enum xs_job_kind { XS_JOB_RUN, XS_JOB_PARALLEL, XS_JOB_EXIT };
+
+struct xs_daemon_client;
+struct xs_loop_slot;
+struct xs_stats_page;
+
+/*
+ * A worker. The first lines are the owner's: only the worker's own thread
+ * reads or writes them (except counters, which others read relaxed). The
+ * lines others write (parker, pool's remote stack, barrier node) are
+ * cache-line aligned members of their own.
+ */
+/* Frame counters (deque.c): owner-written, summed by readers; not in
+ * XS_COUNTERS, whose list is the stats page's ABI. */
+struct xs_frame_counters {
+	xs_counter_t frames_stolen;     /* own frames found stolen at a join */
+	xs_counter_t frames_stolen_ran; /* ... that the thief ran (not claimed
+					 * by the owner before publication) */
+	xs_counter_t frames_taken;      /* frames this worker stole and ran,
+					 * from a worker of its node */
+	xs_counter_t frames_taken_remote; /* ... from another node */
+	xs_counter_t publishes;         /* split moves up (splitreq served) */
+	xs_counter_t idle_work_ns;      /* parked while a frame it was woken
+					 * for waited: wake to running */
+	/* deque_rescue.c: a stranded victim's private frames this worker
+	 * published on its behalf, and the claims that did so. */
+	xs_counter_t rescued_frames;
+	xs_counter_t rescues;
+	/* Writes of a ts word (deque.h; the line the owner and its thieves
+	 * share): this worker's on its own (publish, take back, reclaim,
+	 * pop-down; each CAS attempt counts) and on other workers' (steal
+	 * and rescue CAS attempts). */
+	xs_counter_t ts_writes_owner;
+	xs_counter_t ts_writes_thief;
+};
+
+struct xs_worker {
+	/* First: xs_self, the public TLS pointer, is also the deque's. The
+	 * running task's context is dq.ctx (NULL when idle). */
+	struct xs_deque dq;
+	struct xs_task *implicit;       /* implicit task of a parallel region */
+	struct xs_runtime *rt;
+	uint32_t id;
+	uint32_t nworkers;
+	uint32_t rr;                    /* next out[] index for round-robin spawn */
+	uint32_t aux_next;              /* next auxiliary queue to scan */
+	uint32_t cpu_index;             /* placement: index into rt->topo->cpus */
+	uint32_t node;                  /* NUMA node index of that CPU */
+	/* out[k]: my queue inside worker (id + k) % N; out[0] is my master
+	 * queue. in[k]: the queue worker (id + k) % N pushes into me. */
+	struct xs_spsc **out;
+	struct xs_worker **out_worker;  /* consumer of out[k] */
+	struct xs_spsc **in;
+	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
+	uint32_t nest;                  /* queued tasks running nested on this stack */
+	uint32_t saturated_at;          /* nest level that raised park.saturated, or 0 */
+	uintptr_t stack_mark;           /* xs_thread_stack_mark() of the running thread */
+	uint64_t job_seen;              /* last job sequence number run */
+	uint64_t loop_seen;             /* last rt->loop_seq looked at (loop.c) */
+	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
+	bool in_job;                    /* between job start and barrier release */
+	/* Set by a spawner in xs_wake_a_thief(), cleared by this worker once
+	 * it is busy or asleep again. Relaxed both ways: a stale value only
+	 * clears rt->waking early or late, which bounds nothing unsafe. */
+	_Atomic bool woken;
+	uint32_t steal_next;            /* deque.c: where frame steals start */
+	/* worker.c, xs_worker_yield(): parks left whose waits do not yield,
+	 * since a recent yield lost a whole slice. Owner-private. */
+	uint32_t yield_costly;
+	/* spread.c: the CPU this worker was last seen on (-1: not yet),
+	 * written by it, read by teammates as a hint; when it may next move
+	 * (owner-private); the moves it made (owner-written counter). */
+	_Atomic int32_t cpu;
+	uint64_t spread_after;
+	xs_counter_t spreads;
+	/* Set by a publisher that wakes this worker (deque.c), taken by it
+	 * when it runs again: the idle-with-work clock. */
+	_Atomic uint64_t wake_ns;
+	struct xs_frame_counters fctr;
+	struct xs_barrier_state bar;
+	struct xs_dlb_state dlb;
+	struct xs_counters ctr;
+	struct xs_idle_clock idle;      /* owner-written, see stats_page.h */
+	struct xs_task_pool pool;
+	struct xs_parker park;
+	struct xs_barrier_node bnode;
+	struct xs_dlb_cells cells;
+	struct xs_deque_shared dqs;
+	struct xs_rescue_watch rescue;  /* deque_rescue.c, thief-private */
+};
+
+struct xs_runtime {
+	struct xs_options opt;
+	uint32_t nworkers;
+	uint32_t queue_size;
+	uint64_t spin_ns;
+	/* XSCHED_AWAIT_OFFCPU_US in ns; 0: waiters never park early. */
+	uint64_t await_offcpu_ns;
+	struct xs_worker **workers;
+	struct xs_topology *topo;
+	struct xs_victim_table *victim_table;
+	/* Read by thieves with acquire; replaced (by a daemon-fed table) with
+	 * a release store. Views are immutable; a replaced one is freed two
+	 * job boundaries later (daemon_client.h), the rest at destroy. */
+	_Atomic(struct xs_victim_view *) victims;
+	struct xs_daemon_client *daemon; /* NULL under XSCHED_DAEMON=off */
+	struct xs_stats_page *stats_page; /* NULL under XSCHED_STATS_PAGE=0 */
+	bool pinned;                    /* worker threads are pinned to their CPU */
+	/* More workers than CPUs in the creator's affinity mask: waiters
+	 * park without spinning (worker.c), parkers are symmetric (park.h),
+	 * workers do not spread (spread.c). */
+	bool oversubscribed;
+	struct xs_dlb_config dlb;       /* as configured; workers hold copies */
+	uint64_t dlb_gen;               /* bumped by xs_runtime_set_dlb() */
+	/* Continuations made ready by any thread: a Treiber stack that
+	 * workers empty with one exchange (continuation.c). */
+	xs_cache_aligned _Atomic(struct xs_task *) inject;
+	/* Idle workers asleep, and whether a spawner is already waking one
+	 * (worker.c, xs_wake_a_thief()): with XSCHED_PUSH=local no push
+	 * reaches a sleeping thief, so spawners with surplus wake one. */
+	xs_cache_aligned _Atomic uint32_t nparked;
+	_Atomic uint32_t waking;
+	void **queue_rows;              /* rows[c]: the N queues into worker c (xqueue.h) */
+	pthread_t *threads;             /* threads[i] runs worker i (i >= 1) */
+	_Atomic uint32_t rows_ready;    /* start-up: workers whose row is ready */
+	_Atomic uint32_t go;            /* start-up verdict, see runtime.c */
+	/* The job being run. Fields are written before job_seq is released
+	 * and read after it is acquired; see xs_runtime_post(). */
+	xs_cache_aligned _Atomic uint64_t job_seq;
+	enum xs_job_kind job_kind;
+	xs_task_fn job_fn;
+	void *job_arg;
+	/* Elastic loops (loop.c, xs_loop_help()): a loop that workers join
+	 * if they can and nobody waits for. loop_seq counts posted loops
+	 * (release, pairs with the workers' acquire in xs_job_posted());
+	 * loop_open is 1 while the loop loop_job takes helpers, loop_inside
+	 * counts the workers between their entry and their exit. */
+	xs_cache_aligned _Atomic uint64_t loop_seq;
+	_Atomic uint32_t loop_open;
+	void *loop_job;
+	struct xs_loop_slot *loop_slots; /* nworkers claim words, lazily */
+	xs_cache_aligned _Atomic uint32_t loop_inside;
+	/* Settled answers of affinity loops (affinity_choice.c): read and
+	 * written only by the thread running a loop on this runtime; off
+	 * loop_inside's line, which every helper writes. */
+	xs_cache_aligned struct xs_aff_memo aff_memo[XS_AFF_MEMO_SLOTS];
+	uint32_t aff_memo_next;
+};
+
+/* xs_self (declared in xsched/task_inline.h, exported for the inline
+ * fast path) is the calling thread's worker. */
+
+/* The queue @w produces into for worker @to (its out[] entry). */
+static inline struct xs_spsc *xs_worker_queue_to(struct xs_worker *w, uint32_t to)
+{
+	return w->out[xs_xqueue_place(w->id, to, w->nworkers)];
+}
+
+/* Whether @w may be given more work (see xs_nest_enter() in worker.c). */
+static inline bool xs_worker_saturated(struct xs_worker *w)
+{
+	/* Relaxed: a hint; a task given just before the flag rose is run all
+	 * the same, so the flag only has to stop the flow eventually. */
+	return xs_load_relaxed(&w->park.saturated);
+}
+
+static inline bool xs_dlb_thief_local(const struct xs_worker *w, uint32_t thief)
+{
+	return w->rt->workers[thief]->node == w->node;
+}
+
+/*
+ * Victim side of the protocol, at every scheduling point: one load of our
+ * own request cell. Not while a redirect (NA-RP) is still being served.
+ */
+static inline void xs_dlb_poll(struct xs_worker *w)
+{
+	uint64_t req;
+
+	if (w->dlb.p.strategy == XS_DLB_SLB || w->dlb.redirect_left)
+		return;
+	/* Relaxed: a request carries only the thief's id; the tasks we hand
+	 * over are published by the queue's release stores. */
+	req = xs_load_relaxed(&w->cells.request);
+	if (xs_unlikely(xs_dlb_request_round(req) == w->dlb.round))
+		xs_dlb_serve(w, req);
+}
+
+/* dlb.c */
+int xs_dlb_config_check(const struct xs_dlb_config *cfg);
+
+/* continuation.c */
+bool xs_inject_pending(const struct xs_runtime *rt);
+bool xs_inject_take(struct xs_worker *w);
+
+/* worker.c */
+uintptr_t xs_thread_stack_mark(void);
+struct xs_task *xs_worker_pop(struct xs_worker *w);
+void xs_task_run_queued(struct xs_worker *w, struct xs_task *t);
+void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg);
+void xs_task_run_stolen(struct xs_worker *w, xs_task_fn fn, void *arg, struct xs_worker *victim);
+void xs_deque_woken(struct xs_worker *w);
+void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg);
+/* No worker in particular (xs_worker_wait_on()). */
+#define XS_AWAIT_NOBODY UINT32_MAX
+void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uint32_t awaited);
+void xs_worker_drain(struct xs_worker *w);
+void xs_worker_pause(struct xs_worker *w, uint64_t ns);
+void *xs_worker_main(void *arg);
+void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg);
+
+void xs_worker_job_begin(struct xs_worker *w);
+void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
+void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
+void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
+
+/* loop.c: join the elastic loop just posted, if it is still open. */
+void xs_loop_help(struct xs_worker *w);
+
+/* runtime.c: CPUs in the calling thread's affinity mask (at least 1). */
+uint32_t xs_affinity_cpus(void);
+
+/* runtime.c: a parallel job split around the caller's worker-0 part. */
+struct xs_job_frame {
+	struct xs_task frame;
+	uint64_t t0;
+};
+int xs_runtime_parallel_begin(struct xs_runtime *rt, xs_task_fn fn, void *arg,
+			      struct xs_job_frame *job);
+void xs_runtime_parallel_end(struct xs_runtime *rt, struct xs_job_frame *job);
+
+/* worker.c, for layers built on the runtime (libxsched/gomp): */
+struct xs_task *xs_task_current(void);
+void xs_task_count_child(struct xs_task *parent);
+void xs_task_push_counted(struct xs_task *parent, xs_task_fn fn, const void *arg, size_t size);
+void xs_task_run_undeferred(xs_task_fn fn, void *arg);
+int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size);
+void xs_task_run_own_children(void);
+
+/* Tasks waiting in the calling worker's master queue. It is both the
+ * queue's producer and its consumer, so the count is exact and private. */
+static inline uint32_t xs_worker_queued_self(const struct xs_worker *w)
+{
+	return w->in[0]->head - w->in[0]->tail;
+}
+
+#endif /* XSCHED_RUNTIME_H */

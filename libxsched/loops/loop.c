@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: MIT
+/*
+ * loop.c - parallel loops: the chunk dispenser (loop.h) and
+ * xs_parallel_for(), xs_parallel_for_u64(), xs_parallel_for_2d().
+ *
+ * Hybrid (the hybrid-grained schedule of the NUMA GEMM seed): an equal
+ * static split waits for the slowest thread; here each thread's block ends
+ * in small dynamic tasks that threads done early take. A thief looks at
+ * its victims nearest first (the runtime's victim view: same CPU, SMT,
+ * LLC, node, then by distance); among the victims of the nearest level
+ * that still has tasks it picks the one with the most tasks left (the
+ * slowest), and claims one with a CAS on that victim's span word.
+ * Termination: a thief gives up only after a scan that saw every span
+ * empty; spans never refill, so nothing is left behind, and an owner always
+ * runs what no thief took.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "affinity/affinity.h"
+#include "daemon/daemon_client.h"
+#include "loops/loop.h"
+#include "base/options.h"
+#include "core/runtime.h"
+
+enum { XS_PH_STATIC, XS_PH_OWN, XS_PH_STEAL, XS_PH_DONE };
+
+#define XS_SPAN(front, back) ((uint64_t)(front) | (uint64_t)(back) << 32)
+#define XS_SPAN_FRONT(s) ((uint32_t)(s))
+#define XS_SPAN_BACK(s) ((uint32_t)((s) >> 32))
+
+/* Thread t's block and its hybrid layout. */
+struct xs_share {
+	uint64_t lo;    /* first iteration of the block */
+	uint64_t slen;  /* iterations of the static tasks */
+	uint64_t dsize; /* iterations per dynamic task */
+	uint32_t ndt;   /* dynamic tasks */
+};
+
+static void xs_block(uint64_t n, uint32_t p, uint32_t t, uint64_t *lo, uint64_t *len)
+{
+	uint64_t q = n / p, r = n % p;
+
+	*lo = t * q + (t < r ? t : r);
+	*len = q + (t < r);
+}
+
+static void xs_share_of(const struct xs_loop_disp *d, uint32_t t, struct xs_share *h)
+{
+	uint64_t len, ndt = 0, dsize = 0;
+
+	if (d->amap) { /* positions of the planned part */
+		h->lo = d->amap->start[t];
+		len = d->amap->start[t + 1] - h->lo;
+	} else {
+		xs_block(d->n, d->nthreads, t, &h->lo, &len);
+	}
+	if (d->nd && len) {
+		/* grain per mille of len without overflowing len * grain. */
+		dsize = len / 1000 * d->grain + len % 1000 * d->grain / 1000;
+		if (!dsize)
+			dsize = 1;
+		ndt = len / dsize < d->nd ? len / dsize : d->nd;
+	}
+	h->dsize = dsize;
+	h->ndt = (uint32_t)ndt;
+	h->slen = len - ndt * dsize;
+}
+
+/* Static cyclic: the chunks of the loop, and those of thread @t. */
+static uint64_t xs_cyclic_chunks(const struct xs_loop_disp *d)
+{
+	return d->n / d->chunk + (d->n % d->chunk != 0);
+}
+
+static uint64_t xs_cyclic_count(const struct xs_loop_disp *d, uint32_t t)
+{
+	uint64_t nc = xs_cyclic_chunks(d);
+
+	return nc / d->nthreads + (t < nc % d->nthreads);
+}
+
+/* The tasks in thread @t's claim word when the loop starts. */
+static uint64_t xs_span_total(const struct xs_loop_disp *d, uint32_t t)
+{
+	struct xs_share h;
+
+	if (d->kind == XS_LOOP_STATIC) /* claim_all cyclic */
+		return xs_cyclic_count(d, t);
+	xs_share_of(d, t, &h);
+	return d->claim_all ? d->ns + h.ndt : h.ndt;
+}
+
+/*
+ * Debug builds (XS_DEBUG: the sanitizer builds) check the claim word's
+ * invariant (loop.h) at every value a thread reads or writes: front <=
+ * back <= the task count of @t. A violation means a task would run twice
+ * or never; it aborts with the word.
+ */
+#ifdef XS_DEBUG
+static void xs_span_check(const struct xs_loop_disp *d, uint32_t t, uint64_t s)
+{
+	uint64_t total = xs_span_total(d, t);
+
+	if (XS_SPAN_FRONT(s) <= XS_SPAN_BACK(s) && XS_SPAN_BACK(s) <= total)
+		return;
+	fprintf(stderr, "xsched: hybrid loop: thread %u's claim word front %u back %u breaks "
+		"front <= back <= %llu (its claimable tasks)\n", t, XS_SPAN_FRONT(s),
+		XS_SPAN_BACK(s), (unsigned long long)total);
+	abort();
+}
+#else
+static inline void xs_span_check(const struct xs_loop_disp *d, uint32_t t, uint64_t s)
+{
+	(void)d, (void)t, (void)s;
+}
+#endif
+
+void xs_loop_disp_init(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
+		       const struct xs_loop_sched *s, bool monotonic, struct xs_loop_slot *slots,
+		       const struct xs_victim_view *victims)
+{
+	d->n = n;
+	d->kind = s->kind;
+	d->nthreads = nthreads ? nthreads : 1;
+	d->chunk = s->chunk;
+	if (d->kind != XS_LOOP_STATIC && !d->chunk)
+		d->chunk = 1;
+	d->ns = s->ns ? s->ns : 1;
+	d->nd = s->nd;
+	d->grain = s->grain ? s->grain : 1;
+	d->monotonic = monotonic;
+	d->claim_all = false;
+	d->slots = slots;
+	d->victims = victims && victims->nworkers == d->nthreads ? victims : NULL;
+	d->amap = NULL;
+	/* Relaxed: the caller publishes the dispenser with a release (the
+	 * job start, or the drop-in's `ready`). */
+	xs_store_relaxed(&d->next, 0);
+	if (d->kind == XS_LOOP_HYBRID) {
+		for (uint32_t t = 0; t < d->nthreads; t++) {
+			struct xs_share h;
+
+			xs_share_of(d, t, &h);
+			xs_store_relaxed(&slots[t].span, XS_SPAN(0, h.ndt));
+			xs_span_check(d, t, XS_SPAN(0, h.ndt));
+		}
+	}
+}
+
+void xs_loop_disp_init_affinity(struct xs_loop_disp *d, uint64_t n, uint32_t nthreads,
+				const struct xs_loop_sched *s, struct xs_loop_slot *slots,
+				const struct xs_victim_view *victims,
+				const struct xs_affinity_map *m)
+{
+	struct xs_loop_sched h = *s;
+
+	h.kind = XS_LOOP_HYBRID;
+	xs_loop_disp_init(d, n, nthreads, &h, false, slots, NULL);
+	d->kind = XS_LOOP_AFFINITY;
+	d->amap = m;
+	d->victims = victims && victims->nworkers == d->nthreads ? victims : NULL;
+	for (uint32_t t = 0; t < d->nthreads; t++) {
+		struct xs_share sh;
+
+		xs_share_of(d, t, &sh);
+		xs_store_relaxed(&slots[t].span, XS_SPAN(0, sh.ndt));
+		xs_span_check(d, t, XS_SPAN(0, sh.ndt));
+	}
+}
+
+/* A static block of this many iterations or more is cut into more than
+ * XS_PIECES_MIN claimable pieces: one per XS_PIECE_LEN, at most 64 (ns). */
+#define XS_PIECES_MIN 4u
+#define XS_PIECE_LEN 1024u
+
+void xs_loop_disp_claim_all(struct xs_loop_disp *d, struct xs_loop_slot *slots)
+{
+	uint64_t pieces;
+
+	switch (d->kind) {
+	case XS_LOOP_STATIC:
+		if (d->chunk) {
+			/* Thread 0 has the most chunks. */
+			if (xs_cyclic_count(d, 0) > INT32_MAX) {
+				d->kind = XS_LOOP_DYNAMIC;
+				return;
+			}
+			break;
+		}
+		pieces = d->n / d->nthreads / XS_PIECE_LEN;
+		d->kind = XS_LOOP_HYBRID;
+		d->ns = pieces < XS_PIECES_MIN ? XS_PIECES_MIN : pieces > 64 ? 64 : (uint32_t)pieces;
+		d->nd = 0;
+		break;
+	case XS_LOOP_HYBRID:
+	case XS_LOOP_AFFINITY: /* the planned parts' static and dynamic tasks */
+		break;
+	default: /* dynamic, guided: nothing private */
+		return;
+	}
+	d->claim_all = true;
+	d->slots = slots;
+	for (uint32_t t = 0; t < d->nthreads; t++) {
+		/* Relaxed: published with the dispenser (see init). */
+		xs_store_relaxed(&slots[t].span, XS_SPAN(0, xs_span_total(d, t)));
+		xs_span_check(d, t, XS_SPAN(0, xs_span_total(d, t)));
+	}
+}
+
+static bool xs_take_dynamic(struct xs_loop_disp *d, uint64_t *lo)
+{
+	uint64_t a, n = d->n, chunk = d->chunk;
+
+	if (xs_likely(n <= UINT64_MAX / 2 && chunk <= UINT64_MAX / 4)) {
+		/* `next` overshoots n by at most P chunks: no wrap. */
+		a = atomic_fetch_add_explicit(&d->next, chunk, memory_order_relaxed);
+		*lo = a;
+		return a < n;
+	}
+	a = xs_load_relaxed(&d->next);
+	do {
+		if (a >= n)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&d->next, &a,
+							n - a > chunk ? a + chunk : n,
+							memory_order_relaxed, memory_order_relaxed));
+	*lo = a;
+	return true;
+}
+
+static bool xs_take_guided(struct xs_loop_disp *d, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t a = xs_load_relaxed(&d->next), left, q, n = d->n;
+
+	do {
+		if (a >= n)
+			return false;
+		left = n - a;
+		q = left / d->nthreads + (left % d->nthreads != 0);
+		if (q < d->chunk)
+			q = d->chunk;
+		if (q > left)
+			q = left;
+	} while (!atomic_compare_exchange_weak_explicit(&d->next, &a, a + q, memory_order_relaxed,
+							memory_order_relaxed));
+	*lo = a;
+	*hi = a + q;
+	return true;
+}
+
+/* Claim task k of @t's dynamic tasks from the front or the back. */
+static bool xs_claim(struct xs_loop_disp *d, uint32_t t, bool front, uint32_t *k)
+{
+	_Atomic uint64_t *w = &d->slots[t].span;
+	/* Relaxed: the span only numbers tasks (see loop.h). */
+	uint64_t s = xs_load_relaxed(w), ns;
+
+	do {
+		uint32_t f = XS_SPAN_FRONT(s), b = XS_SPAN_BACK(s);
+
+		xs_span_check(d, t, s);
+
+		if (f >= b)
+			return false;
+		*k = front ? f : b - 1;
+		ns = front ? XS_SPAN(f + 1, b) : XS_SPAN(f, b - 1);
+	} while (!atomic_compare_exchange_weak_explicit(w, &s, ns, memory_order_relaxed,
+							memory_order_relaxed));
+	xs_span_check(d, t, ns);
+	return true;
+}
+
+/* Static task @i of @t's ns (possibly empty). */
+static void xs_static_task(const struct xs_loop_disp *d, const struct xs_share *h, uint64_t i,
+			   uint64_t *lo, uint64_t *hi)
+{
+	uint64_t q = h->slen / d->ns, r = h->slen % d->ns;
+
+	*lo = h->lo + i * q + (i < r ? i : r);
+	*hi = *lo + q + (i < r);
+}
+
+/* Task @k of @t's claim word: a dynamic task, or under claim_all its
+ * static task k, then dynamic task k - ns (static cyclic: its k-th chunk). */
+static void xs_dynamic_task(const struct xs_loop_disp *d, uint32_t t, uint32_t k, uint64_t *lo,
+			    uint64_t *hi)
+{
+	struct xs_share h;
+
+	if (d->kind == XS_LOOP_STATIC) {
+		*lo = ((uint64_t)k * d->nthreads + t) * d->chunk;
+		*hi = d->n - *lo > d->chunk ? *lo + d->chunk : d->n;
+		return;
+	}
+	xs_share_of(d, t, &h);
+	if (d->claim_all) {
+		if (k < d->ns) {
+			xs_static_task(d, &h, k, lo, hi);
+			return;
+		}
+		k -= d->ns;
+	}
+	*lo = h.lo + h.slen + k * h.dsize;
+	*hi = *lo + h.dsize;
+}
+
+static uint32_t xs_span_left(const struct xs_loop_disp *d, uint32_t t)
+{
+	uint64_t s = xs_load_relaxed(&d->slots[t].span);
+
+	xs_span_check(d, t, s);
+	return XS_SPAN_BACK(s) - XS_SPAN_FRONT(s);
+}
+
+/*
+ * One thief scan: victim candidates nearest first; the first (nearest)
+ * weight level with tasks left decides, and in it the victim with the most
+ * left. Returns the victim, or -1 when every span looked empty.
+ */
+static int64_t xs_pick_victim(const struct xs_loop_disp *d, const struct xs_loop_cursor *c)
+{
+	const struct xs_victim_view *v = d->victims;
+	uint32_t P = d->nthreads, me = c->tid, best_left = 0, cnt;
+	int64_t best = -1;
+	uint32_t best_weight = 0;
+
+	if (v) {
+		const uint32_t *ids = v->ids + v->first[me];
+		const uint16_t *wt = v->weight + v->first[me];
+
+		cnt = v->nlocal[me] + v->nremote[me];
+		for (uint32_t i = 0; i < cnt; i++) {
+			uint32_t t = ids[i], left;
+
+			if (best >= 0 && wt[i] < best_weight)
+				break; /* a farther level: the nearer one has work */
+			if (t == me || (d->monotonic && t < c->src))
+				continue;
+			left = xs_span_left(d, t);
+			if (left > best_left) {
+				best = t;
+				best_left = left;
+				best_weight = wt[i];
+			}
+		}
+		if (best >= 0)
+			return best;
+	}
+	/* No view (or it missed some thread): every thread, in id order after
+	 * our own, the slowest first. */
+	for (uint32_t i = 1; i < P; i++) {
+		uint32_t t = (me + i) % P, left;
+
+		if (d->monotonic && t < c->src)
+			continue;
+		left = xs_span_left(d, t);
+		if (left > best_left) {
+			best = t;
+			best_left = left;
+		}
+	}
+	return best;
+}
+
+static bool xs_hybrid_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_t *lo,
+			   uint64_t *hi)
+{
+	struct xs_share h;
+	uint32_t k;
+
+	switch (c->phase) {
+	case XS_PH_STATIC:
+		xs_share_of(d, c->tid, &h);
+		while (!d->claim_all && c->trip < d->ns) {
+			xs_static_task(d, &h, c->trip++, lo, hi);
+			if (*hi > *lo)
+				return true;
+		}
+		c->phase = XS_PH_OWN;
+		/* fall through */
+	case XS_PH_OWN:
+		while (xs_claim(d, c->tid, true, &k)) {
+			xs_dynamic_task(d, c->tid, k, lo, hi);
+			if (*hi > *lo) /* claim_all: a static task may be empty */
+				return true;
+		}
+		c->phase = XS_PH_STEAL;
+		/* fall through */
+	case XS_PH_STEAL:
+		for (;;) {
+			int64_t t = xs_pick_victim(d, c);
+
+			if (t < 0)
+				break;
+			if (xs_claim(d, (uint32_t)t, d->monotonic, &k)) {
+				if (d->monotonic)
+					c->src = (uint32_t)t;
+				xs_dynamic_task(d, (uint32_t)t, k, lo, hi);
+				if (*hi > *lo)
+					return true;
+			}
+		}
+		c->phase = XS_PH_DONE;
+		/* fall through */
+	default:
+		return false;
+	}
+}
+
+/* Affinity: the next run of consecutive iterations in the positions of
+ * the cursor's chunk, taking a new chunk from the hybrid dispenser. */
+static bool xs_affinity_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_t *lo,
+			     uint64_t *hi)
+{
+	const struct xs_affinity_map *m = d->amap;
+	uint64_t g = m->granule, a, b;
+	uint32_t k;
+
+	if (c->pos == c->pos_end && !xs_hybrid_next(d, c, &c->pos, &c->pos_end))
+		return false;
+	if (m->identity) { /* positions are logical threads: one range */
+		a = c->pos * g;
+		b = d->n - a > (c->pos_end - c->pos) * g ? c->pos_end * g : d->n;
+		c->pos = c->pos_end;
+		*lo = a;
+		*hi = b;
+		return true;
+	}
+	k = m->order[c->pos++];
+	a = k * g;
+	b = d->n - a > g ? a + g : d->n;
+	while (c->pos < c->pos_end && m->order[c->pos] == k + 1 && b < d->n) {
+		k++;
+		c->pos++;
+		b = d->n - b > g ? b + g : d->n;
+	}
+	*lo = a;
+	*hi = b;
+	return true;
+}
+
+bool xs_loop_disp_next(struct xs_loop_disp *d, struct xs_loop_cursor *c, uint64_t *lo,
+		       uint64_t *hi)
+{
+	uint64_t a, b, P = d->nthreads;
+
+	switch (d->kind) {
+	case XS_LOOP_STATIC:
+		if (d->claim_all) /* cyclic chunks in claim words */
+			return xs_hybrid_next(d, c, lo, hi);
+		if (!d->chunk) {
+			uint64_t len;
+
+			if (c->trip++)
+				return false;
+			xs_block(d->n, d->nthreads, c->tid, &a, &len);
+			b = a + len;
+		} else {
+			uint64_t k = c->trip++ * P + c->tid;
+			uint64_t nchunks = d->n / d->chunk + (d->n % d->chunk != 0);
+
+			if (k >= nchunks)
+				return false;
+			a = k * d->chunk;
+			b = d->n - a > d->chunk ? a + d->chunk : d->n;
+		}
+		if (a == b)
+			return false;
+		break;
+	case XS_LOOP_DYNAMIC:
+		if (!xs_take_dynamic(d, &a))
+			return false;
+		b = d->n - a > d->chunk ? a + d->chunk : d->n;
+		break;
+	case XS_LOOP_GUIDED:
+		if (!xs_take_guided(d, &a, &b))
+			return false;
+		break;
+	case XS_LOOP_AFFINITY:
+		return xs_affinity_next(d, c, lo, hi);
+	default:
+		return xs_hybrid_next(d, c, lo, hi);
+	}
+	*lo = a;
+	*hi = b;
+	return true;
+}
+
+/* ---------------------------------------------------------------- */
+/* Schedules and options */
+
+int xs_loop_sched_check(const struct xs_loop_sched *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->kind > XS_LOOP_AFFINITY) {
+		fprintf(stderr, "xsched: xs_loop_sched.kind = %u is invalid: expected 0..%u "
+			"(enum xs_loop_kind)\n", s->kind, (unsigned)XS_LOOP_AFFINITY);
+		return -EINVAL;
+	}
+	if (s->kind != XS_LOOP_HYBRID && s->kind != XS_LOOP_AFFINITY)
+		return 0;
+	if (s->ns < 1 || s->ns > 64) {
+		fprintf(stderr, "xsched: xs_loop_sched.ns = %u is invalid: expected 1..64\n", s->ns);
+		return -EINVAL;
+	}
+	if (s->nd > 1024) {
+		fprintf(stderr, "xsched: xs_loop_sched.nd = %u is invalid: expected 0..1024\n",
+			s->nd);
+		return -EINVAL;
+	}
+	if (s->grain < 1 || s->grain > 1000) {
+		fprintf(stderr, "xsched: xs_loop_sched.grain = %u is invalid: expected 1..1000 "
+			"(per mille)\n", s->grain);
+		return -EINVAL;
+	}
+	if ((uint64_t)s->nd * s->grain > 1000) {
+		fprintf(stderr, "xsched: xs_loop_sched.nd x grain = %u x %u is invalid: expected "
+			"at most 1000 (per mille of a block)\n", s->nd, s->grain);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void xs_loop_sched_from_options(const struct xs_options *opt, struct xs_loop_sched *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = (unsigned)opt->loop_schedule; /* auto is 0 = XS_LOOP_DEFAULT */
+	s->chunk = (uint64_t)opt->loop_chunk;
+	s->ns = (unsigned)opt->loop_ns;
+	s->nd = (unsigned)opt->loop_nd;
+	s->grain = (unsigned)opt->loop_grain;
+}
+
+int xs_loop_sched_default(const struct xs_runtime *rt, struct xs_loop_sched *s)
+{
+	if (!rt || !s)
+		return -EINVAL;
+	xs_loop_sched_from_options(&rt->opt, s);
+	if (s->kind == XS_LOOP_DEFAULT)
+		s->kind = XS_LOOP_HYBRID;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* xs_parallel_for and friends: one job of the runtime */
+
+enum xs_for_shape { XS_FOR_S64, XS_FOR_U64, XS_FOR_2D };
+
+struct xs_for_job {
+	struct xs_loop_disp disp;
+	enum xs_for_shape shape;
+	uint64_t start;         /* 1-D: iteration 0's value */
+	int64_t step;
+	int64_t r0, c0, r1, c1; /* 2-D */
+	uint64_t rb, cb, ntc;   /* tile sizes, tiles per row */
+	union {
+		xs_for_fn s64;
+		xs_for_u64_fn u64;
+		xs_for_2d_fn tile;
+	} fn;
+	void *arg;
+};
+
+static void xs_for_chunk(const struct xs_for_job *j, uint64_t lo, uint64_t hi)
+{
+	uint64_t first = j->start + lo * (uint64_t)j->step;
+
+	switch (j->shape) {
+	case XS_FOR_S64:
+		j->fn.s64(j->arg, (int64_t)first, hi - lo);
+		break;
+	case XS_FOR_U64:
+		j->fn.u64(j->arg, first, hi - lo);
+		break;
+	case XS_FOR_2D:
+		for (uint64_t i = lo; i < hi; i++) {
+			uint64_t tr = i / j->ntc, tc = i % j->ntc;
+			/* In uint64_t: the tile never leaves [r0, r1) x [c0, c1). */
+			uint64_t a = (uint64_t)j->r0 + tr * j->rb, b = (uint64_t)j->c0 + tc * j->cb;
+			uint64_t ae = (uint64_t)j->r1 - a > j->rb ? a + j->rb : (uint64_t)j->r1;
+			uint64_t be = (uint64_t)j->c1 - b > j->cb ? b + j->cb : (uint64_t)j->c1;
+
+			j->fn.tile(j->arg, (int64_t)a, (int64_t)ae, (int64_t)b, (int64_t)be);
+		}
+		break;
+	}
+}
+
+static void xs_for_record_chunk(void *p, uint64_t lo, uint64_t hi)
+{
+	xs_for_chunk(p, lo, hi);
+}
+
+static void xs_for_worker(void *p)
+{
+	struct xs_for_job *j = p;
+	struct xs_loop_cursor c;
+	uint64_t lo, hi;
+
+	xs_loop_cursor_init(&c, (uint32_t)xs_worker_id());
+	while (xs_loop_disp_next(&j->disp, &c, &lo, &hi))
+		xs_for_chunk(j, lo, hi);
+}
+
+/*
+ * Elastic loops. A parallel loop that waited at the team barrier for every
+ * worker would wait for a worker the kernel is not running (a hog on its
+ * CPU, a co-running program, a stopped thread) even when the others could
+ * run its chunks: under a CPU hog each loop then costs a time slice. So
+ * xs_parallel_for() does not post a job that every worker must end: the
+ * caller (worker 0) posts the loop, runs chunks, and once the dispenser is
+ * empty waits only for the workers that are *inside* the loop, i.e. for
+ * chunks already claimed. Every chunk is claimable by every worker
+ * (xs_loop_disp_claim_all()), so a worker that never comes strands
+ * nothing. Nobody waits for a worker outside.
+ *
+ *   caller (worker 0)                     helper w, woken by loop_seq
+ *   loop_job = j; open = 1 (seq_cst)      inside += 1 (seq_cst RMW)
+ *   loop_seq += 1 (release), notify       if open (seq_cst load):
+ *   run chunks until none is left             run chunks of loop_job until
+ *   open = 0 (seq_cst)                        none is left; join children
+ *   wait until inside == 0 (seq_cst)      inside -= 1 (release), notify 0
+ *
+ * Dekker on (open, inside), every access seq_cst: either the helper's
+ * load sees open = 0 and it touches nothing, or the caller's load of
+ * inside sees the helper and waits for its exit. So when the caller
+ * returns, no helper still uses loop_job (the caller's stack) or its claim
+ * words, and every chunk has completed: each was claimed (the caller found
+ * every claim word empty) by the caller or by a helper that has exited;
+ * the exit's release (and the RMW chain of inside) pairs with the
+ * caller's load, so the chunks' writes are visible. A helper that is
+ * switched out while inside holds up the caller only for its claimed
+ * chunk, or for the moment between its entry and its first claim; a
+ * helper that wakes after the close finds open = 0. A loop posted while a
+ * helper is still busy elsewhere is simply run without it.
+ *
+ * Tasks spawned by loop bodies are joined by the worker that spawned them
+ * before its exit (its implicit task, as in a job), so they are complete
+ * when the caller returns. Only the affinity recording keeps a job of
+ * its own (xs_affinity_record_loop()); trials and replays are elastic.
+ */
+static void xs_for_part(struct xs_worker *w, struct xs_for_job *j)
+{
+	struct xs_task frame;
+
+	xs_worker_job_begin(w);
+	xs_worker_implicit_begin(w, &frame);
+	xs_for_worker(j);
+	xs_worker_implicit_end(w, &frame);
+	w->in_job = false;
+}
+
+void xs_loop_help(struct xs_worker *w)
+{
+	struct xs_runtime *rt = w->rt;
+
+	/* seq_cst: the helper's half of the Dekker pair above. */
+	atomic_fetch_add_explicit(&rt->loop_inside, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&rt->loop_open, memory_order_seq_cst))
+		xs_for_part(w, rt->loop_job);
+	/* Release: our chunks' writes before the caller's load of inside. */
+	atomic_fetch_sub_explicit(&rt->loop_inside, 1, memory_order_release);
+	xs_park_notify(&rt->workers[0]->park);
+}
+
+static bool xs_loop_helpers_left(void *arg)
+{
+	struct xs_runtime *rt = arg;
+
+	/* seq_cst: the caller's half of the Dekker pair (after the close). */
+	return atomic_load_explicit(&rt->loop_inside, memory_order_seq_cst) == 0;
+}
+
+static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
+{
+	struct xs_worker *w0 = rt->workers[0];
+
+	xs_self = w0;
+	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
+	/* As at a job's start: the daemon's advice, the stats page's job
+	 * flag and worker 0's idle clock (daemon_client.h frees retired
+	 * views by job_seq, which counts barrier jobs only: a helper never
+	 * keeps a view past one of those). */
+	xs_daemon_client_job_start(rt);
+	xs_stats_page_job(rt, true);
+	rt->loop_job = j;
+	/* seq_cst: publishes loop_job and the dispenser (a release) to the
+	 * helpers' seq_cst load of open. */
+	atomic_store_explicit(&rt->loop_open, 1, memory_order_seq_cst);
+	/* Relaxed load: only the calling thread writes loop_seq. Release:
+	 * a woken helper then finds open (it loads it seq_cst anyway). */
+	xs_store_release(&rt->loop_seq, xs_load_relaxed(&rt->loop_seq) + 1);
+	for (uint32_t i = 1; i < rt->nworkers; i++)
+		xs_park_notify(&rt->workers[i]->park);
+	xs_for_part(w0, j);
+	atomic_store_explicit(&rt->loop_open, 0, memory_order_seq_cst);
+	xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
+	xs_stats_page_job(rt, false);
+	xs_self = NULL;
+	return 0;
+}
+
+static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
+		      const struct xs_loop_sched *sched)
+{
+	struct xs_loop_sched s;
+	struct xs_loop_slot *slots = NULL;
+	const struct xs_affinity_map *amap = NULL, *tried = NULL;
+	double t0 = 0;
+	int ret, picked = XS_AFF_RUN_SCHEDULE;
+
+	if (!rt || !j->fn.s64)
+		return -EINVAL;
+	if (xs_self)
+		return -EBUSY;
+	/* DEFAULT (or none): the whole schedule from XSCHED_LOOP_*. */
+	if (sched && sched->kind != XS_LOOP_DEFAULT)
+		s = *sched;
+	else
+		xs_loop_sched_default(rt, &s);
+	ret = xs_loop_sched_check(&s);
+	if (ret < 0)
+		return ret;
+	if (!n)
+		return 0;
+	if (s.kind == XS_LOOP_AFFINITY) {
+		struct xs_aff_choice c;
+
+		/* Recorded (once per process, XSCHED_AFFINITY_RECORD), or
+		 * replayed when the schedule fits, else hybrid; timed while
+		 * its trial lasts (affinity_choice.c). */
+		ret = xs_affinity_record_loop(rt, n, xs_for_record_chunk, j);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		xs_affinity_choose(rt, n, &c);
+		amap = c.map;
+		tried = c.tried;
+		picked = c.kind;
+		if (!amap) {
+			s.kind = picked == XS_AFF_RUN_STATIC ? XS_LOOP_STATIC : XS_LOOP_HYBRID;
+			s.chunk = picked == XS_AFF_RUN_STATIC ? 0 : s.chunk;
+		}
+		t0 = tried ? xs_affinity_trial_now() : 0;
+	}
+	/* Elastic (above): one set of claim words per runtime, reused by
+	 * every loop (the caller waits until nobody uses them). A replayed
+	 * schedule too: a worker that comes runs its planned part from the
+	 * front of its claim word; one that does not come (parked, switched
+	 * out) strands nothing, so the trial times the schedule against
+	 * static and hybrid on equal terms, and a loop of microseconds does
+	 * not wait for a worker's wake-up (a job did: 4-13x static). Acquire
+	 * on the view pairs with the release that published it; it stays
+	 * valid for the loop (daemon_client.h frees replaced views only two
+	 * job boundaries later). */
+	if (!rt->loop_slots)
+		rt->loop_slots = xs_alloc_cache_aligned(rt->nworkers * sizeof(*slots));
+	slots = rt->loop_slots;
+	if (!slots)
+		return -ENOMEM;
+	if (amap)
+		xs_loop_disp_init_affinity(&j->disp, n, rt->nworkers, &s, slots,
+					   xs_load_acquire(&rt->victims), amap);
+	else
+		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
+				  xs_load_acquire(&rt->victims));
+	xs_loop_disp_claim_all(&j->disp, slots);
+	ret = xs_for_elastic(rt, j);
+	if (tried && ret >= 0)
+		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,
+				       xs_affinity_trial_now() - t0, rt->opt.verbose);
+	return ret;
+}
+
+static int xs_for_1d(struct xs_runtime *rt, struct xs_for_job *j, uint64_t begin,
+		     uint64_t end, int64_t step, const struct xs_loop_sched *sched)
+{
+	bool up = step > 0;
+	uint64_t stride = up ? (uint64_t)step : -(uint64_t)step;
+
+	if (!step)
+		return -EINVAL;
+	j->start = begin;
+	j->step = step;
+	return xs_for_run(rt, j, xs_loop_trip_count(begin, end, stride, up, j->shape == XS_FOR_S64),
+			  sched);
+}
+
+int xs_parallel_for(struct xs_runtime *rt, int64_t begin, int64_t end, int64_t step,
+		    const struct xs_loop_sched *sched, xs_for_fn fn, void *arg)
+{
+	struct xs_for_job j = { .shape = XS_FOR_S64, .fn.s64 = fn, .arg = arg };
+
+	return xs_for_1d(rt, &j, (uint64_t)begin, (uint64_t)end, step, sched);
+}
+
+int xs_parallel_for_u64(struct xs_runtime *rt, uint64_t begin, uint64_t end, int64_t step,
+			const struct xs_loop_sched *sched, xs_for_u64_fn fn, void *arg)
+{
+	struct xs_for_job j = { .shape = XS_FOR_U64, .fn.u64 = fn, .arg = arg };
+
+	return xs_for_1d(rt, &j, begin, end, step, sched);
+}
+
+int xs_parallel_for_2d(struct xs_runtime *rt, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+		       uint64_t rb, uint64_t cb, const struct xs_loop_sched *sched,
+		       xs_for_2d_fn fn, void *arg)
+{
+	struct xs_for_job j = { .shape = XS_FOR_2D, .r0 = r0, .r1 = r1, .c0 = c0, .c1 = c1,
+				.rb = rb, .cb = cb, .fn.tile = fn, .arg = arg };
+	uint64_t ntr, n;
+
+	if (!rb || !cb)
+		return -EINVAL;
+	ntr = xs_loop_trip_count((uint64_t)r0, (uint64_t)r1, rb, true, true);
+	j.ntc = xs_loop_trip_count((uint64_t)c0, (uint64_t)c1, cb, true, true);
+	if (j.ntc && ntr > UINT64_MAX / j.ntc)
+		return -EINVAL;
+	n = ntr * j.ntc;
+	return xs_for_run(rt, &j, n, sched);
+}

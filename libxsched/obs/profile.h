@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.h - per-worker event log (XSCHED_PROFILE=<path>).
+ *
+ * Each worker appends intervals (type, start, end) stamped with the TSC to
+ * its own log; nobody else touches it until the workers have stopped, when
+ * xs_profile_write() turns all logs into Chrome trace-event JSON (one track
+ * per worker; it opens in Perfetto). When profiling is off the worker's log
+ * pointer is NULL and every probe costs one predictable branch.
+ */
+#ifndef XSCHED_PROFILE_H
+#define XSCHED_PROFILE_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "base/atomics.h"
+
+enum xs_event_type {
+	XS_EV_THREAD,      /* a worker's life inside the runtime */
+	XS_EV_TASK,        /* executing a task body */
+	XS_EV_TASK_CREATE, /* inside xs_task_spawn() */
+	XS_EV_TASKWAIT,    /* inside xs_task_wait() / the join at task end */
+	XS_EV_BARRIER,     /* inside the team barrier */
+	XS_EV_STALL,       /* idle: no task found, spinning or parked */
+	XS_EV_NTYPES
+};
+
+extern const char *const xs_event_names[XS_EV_NTYPES];
+
+struct xs_event {
+	uint64_t start, end;   /* TSC */
+	uint32_t type;
+	uint32_t pad;
+};
+
+struct xs_profile_log {
+	struct xs_event *ev;
+	uint64_t n, cap, dropped;
+};
+
+static inline uint64_t xs_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+struct xs_profile_log *xs_profile_log_create(uint64_t cap);
+void xs_profile_log_destroy(struct xs_profile_log *log);
+
+static inline void xs_profile_record(struct xs_profile_log *log, enum xs_event_type type,
+				     uint64_t start, uint64_t end)
+{
+	if (xs_unlikely(log->n == log->cap)) {
+		log->dropped++;
+		return;
+	}
+	log->ev[log->n++] = (struct xs_event){ .start = start, .end = end, .type = type };
+}
+
+/* Probes: one branch each when profiling is off. */
+#define xs_prof_begin(log) ((log) ? xs_tsc() : 0)
+#define xs_prof_end(log, type, start)                                          \
+	do {                                                                   \
+		if (log)                                                       \
+			xs_profile_record((log), (type), (start), xs_tsc());   \
+	} while (0)
+
+struct xs_runtime;
+
+/* Write every worker's log and counters to @path. Returns 0 or -errno. */
+int xs_profile_write(struct xs_runtime *rt, const char *path);
+
+#endif /* XSCHED_PROFILE_H */

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stats.c - printing the per-worker counters (XSCHED_SHOW_STATS=1).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "daemon/daemon_client.h"
+#include "core/runtime.h"
+
+static const struct {
+	const char *name;
+	size_t offset;
+} xs_counter_fields[] = {
+#define XS_COUNTER_ROW(name, doc) { #name, offsetof(struct xs_counters, name) },
+	XS_COUNTERS(XS_COUNTER_ROW)
+#undef XS_COUNTER_ROW
+};
+
+#define XS_NCOUNTERS (sizeof(xs_counter_fields) / sizeof(xs_counter_fields[0]))
+
+static uint64_t xs_counter_read(const struct xs_counters *c, size_t offset)
+{
+	/* Relaxed snapshot of an owner-written counter (atomics.h). */
+	return xs_load_relaxed((xs_counter_t *)((char *)c + offset));
+}
+
+/*
+ * Worker @w's counters with its frames folded in (deque.c): a frame is a
+ * pushed task, run by its creator (self) unless a thief ran it (local or
+ * remote for the thief). Per worker the sums agree once workers are idle.
+ */
+void xs_worker_counters(const struct xs_worker *w, struct xs_counters *out)
+{
+	uint64_t pushed = __atomic_load_n(&w->dq.pushed, __ATOMIC_RELAXED);
+	uint64_t lost = xs_load_relaxed(&w->fctr.frames_stolen_ran);
+
+	/* Relaxed snapshots of owner-written counters (atomics.h); out is
+	 * the caller's. */
+#define XS_COUNTER_COPY(name, doc) xs_store_relaxed(&out->name, xs_load_relaxed(&w->ctr.name));
+	XS_COUNTERS(XS_COUNTER_COPY)
+#undef XS_COUNTER_COPY
+	xs_counter_add(&out->tasks_self, pushed > lost ? pushed - lost : 0);
+	xs_counter_add(&out->tasks_local, xs_load_relaxed(&w->fctr.frames_taken));
+	xs_counter_add(&out->tasks_remote, xs_load_relaxed(&w->fctr.frames_taken_remote));
+	xs_counter_add(&out->static_pushes, pushed);
+}
+
+uint64_t xs_stats_total(struct xs_runtime *rt, size_t offset)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < rt->nworkers; i++)
+		sum += xs_counter_read(&rt->workers[i]->ctr, offset);
+	return sum;
+}
+
+void xs_stats_print(struct xs_runtime *rt, FILE *out)
+{
+	uint64_t executed = 0, total[XS_NCOUNTERS] = { 0 };
+	struct xs_daemon_info info;
+
+	fprintf(out, "xsched: statistics for %u workers\n%-8s %14s", rt->nworkers, "worker",
+		"tasks_executed");
+	for (size_t f = 0; f < XS_NCOUNTERS; f++)
+		fprintf(out, " %14s", xs_counter_fields[f].name);
+	fputc('\n', out);
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		struct xs_counters c;
+
+		xs_worker_counters(rt->workers[i], &c);
+		executed += xs_counters_executed(&c);
+		fprintf(out, "%-8u %14llu", i, (unsigned long long)xs_counters_executed(&c));
+		for (size_t f = 0; f < XS_NCOUNTERS; f++) {
+			uint64_t v = xs_counter_read(&c, xs_counter_fields[f].offset);
+
+			fprintf(out, " %14llu", (unsigned long long)v);
+			total[f] += v;
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "%-8s %14llu", "total", (unsigned long long)executed);
+	for (size_t f = 0; f < XS_NCOUNTERS; f++)
+		fprintf(out, " %14llu", (unsigned long long)total[f]);
+	fputc('\n', out);
+	/* Served by xschedd: what its worker state changed (daemon_client.h). */
+	if (rt->daemon && !xs_daemon_info(rt, &info) && info.connects)
+		fprintf(out, "xsched: daemon: early_parks %llu off_cpu_skips %llu stranded %llu\n",
+			(unsigned long long)info.early_parks,
+			(unsigned long long)info.off_cpu_skips,
+			(unsigned long long)info.stranded);
+}
+
+int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out)
+{
+	if (!rt || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		const struct xs_worker *w = rt->workers[i];
+		struct xs_counters c;
+
+		xs_worker_counters(w, &c);
+		out->tasks_executed += xs_counters_executed(&c);
+		/* Every counter has a field of the same name in struct xs_stats:
+		 * a counter added without one does not compile. */
+#define XS_COUNTER_SUM(name, doc) out->name += xs_load_relaxed(&c.name);
+		XS_COUNTERS(XS_COUNTER_SUM)
+#undef XS_COUNTER_SUM
+		out->slabs_allocated += xs_load_relaxed(&w->pool.slabs_allocated);
+		out->frames_taken += xs_load_relaxed(&w->fctr.frames_taken) +
+				     xs_load_relaxed(&w->fctr.frames_taken_remote);
+		out->frames_stolen += xs_load_relaxed(&w->fctr.frames_stolen);
+		out->publishes += xs_load_relaxed(&w->fctr.publishes);
+		out->idle_work_ns += xs_load_relaxed(&w->fctr.idle_work_ns);
+		out->ts_writes_owner += xs_load_relaxed(&w->fctr.ts_writes_owner);
+		out->ts_writes_thief += xs_load_relaxed(&w->fctr.ts_writes_thief);
+	}
+	return 0;
+}

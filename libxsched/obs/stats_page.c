@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stats_page.c - the statistics page of a runtime (stats_page.h has the
+ * why, include/xsched/stats_page.h the layout and the reader's rules).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "xsched/abi.h"
+#include "xsched/stats_page.h"
+#include "daemon/daemon_client.h"
+#include "core/runtime.h"
+#include "obs/stats_page.h"
+#include "queue/xqueue.h"
+#include "base/tid.h"
+#include "topo/topology.h"
+
+/* Slots the publisher may scan per period for queue depths; above it only
+ * the master queues are counted (see xs_stats_queue_depth()). */
+#define XS_STATS_SCAN_BUDGET (1u << 20)
+
+_Static_assert(sizeof(struct xs_counters) == 15 * sizeof(xs_counter_t),
+	       "a new counter needs a field in struct xs_stats_worker and a line in "
+	       "xs_stats_page_publish()");
+
+struct xs_stats_page {
+	struct xs_stats_header *h;     /* the shared mapping, read-write */
+	size_t size;
+	char path[4200];
+	pid_t pid;                      /* the process that created it */
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t lock;           /* guards stop, with cond */
+	pthread_cond_t cond;
+	bool stop;
+	struct xs_stats_page *next;     /* live pages of this process */
+};
+
+/* Pages not yet destroyed, for the exit path (xs_stats_page_atexit()). */
+static pthread_mutex_t xs_stats_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct xs_stats_page *xs_stats_live;
+static _Atomic uint32_t xs_stats_runtimes;
+
+/* Publisher-side store of a page field (single writer, relaxed). */
+#define xs_stats_store(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+/* Field 22 of /proc/self/stat: the process's start time, which tells a
+ * live owner from a later process that reuses its pid. */
+static uint64_t xs_stats_pid_start(void)
+{
+	char buf[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the command may contain spaces and parentheses */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+static void xs_stats_comm(__u8 comm[16])
+{
+	char buf[32] = "";
+	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	memset(comm, 0, 16);
+	memcpy(comm, buf, strnlen(buf, 15));
+}
+
+/* The daemon's runtime directory when xschedd publishes there and we may
+ * write it, else /dev/shm. */
+static const char *xs_stats_dir(const struct xs_runtime *rt, bool *in_runtime_dir)
+{
+	const char *dir = rt->opt.runtime_dir[0] ? rt->opt.runtime_dir : XS_ABI_DEFAULT_RUNTIME_DIR;
+	char state[sizeof(rt->opt.runtime_dir) + 16];
+
+	snprintf(state, sizeof(state), "%s/" XS_ABI_STATE_FILE, dir);
+	*in_runtime_dir = !access(state, F_OK) && !access(dir, W_OK);
+	return *in_runtime_dir ? dir : XS_STATS_SHM_DIR;
+}
+
+static void xs_stats_warn(const char *path, int err)
+{
+	static _Atomic int warned;
+
+	if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed))
+		return;
+	fprintf(stderr,
+		"xsched: warning: cannot publish statistics for xsched-top in %s: %s "
+		"(XSCHED_STATS_PAGE=0 turns this off)\n",
+		path, strerror(err));
+}
+
+/* Create, size, map and fill the page under a temporary name, then rename
+ * it into place: a reader never sees a page whose layout is unwritten. */
+static int xs_stats_page_map(struct xs_runtime *rt, struct xs_stats_page *p, uint32_t id)
+{
+	char tmp[sizeof(p->path) + 8];
+	struct xs_stats_header *h;
+	bool in_rt_dir;
+	const char *dir = xs_stats_dir(rt, &in_rt_dir);
+	int fd, err = 0;
+
+	p->size = (size_t)xs_stats_page_size(rt->nworkers);
+	snprintf(p->path, sizeof(p->path), "%s/" XS_STATS_PREFIX "%d.%u", dir, (int)p->pid, id);
+	snprintf(tmp, sizeof(tmp), "%s/.%s%d.%u.tmp", dir, XS_STATS_PREFIX, (int)p->pid, id);
+	unlink(tmp); /* our pid's: a leftover of a process that had it before */
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) || ftruncate(fd, (off_t)p->size)) {
+		err = -errno;
+		goto out;
+	}
+	h = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		err = -errno;
+		goto out;
+	}
+	h->magic = XS_STATS_MAGIC;
+	h->version = XS_STATS_VERSION;
+	h->header_size = sizeof(*h);
+	h->total_size = p->size;
+	h->worker_off = sizeof(*h);
+	h->worker_size = sizeof(struct xs_stats_worker);
+	h->nworkers = rt->nworkers;
+	h->pid = (__u32)p->pid;
+	h->pid_start = xs_stats_pid_start();
+	h->uid = (__u32)getuid();
+	h->runtime_id = id;
+	h->nnodes = rt->topo->nnodes;
+	h->queue_size = rt->queue_size;
+	xs_stats_comm(h->comm);
+	h->created_ns = xs_now_ns();
+	h->period_ns = XS_STATS_PERIOD_NS;
+	h->dlb = (__u32)rt->dlb.strategy;
+	h->push = (__u32)rt->dlb.push;
+	h->flags = in_rt_dir ? XS_STATS_F_RUNTIME_DIR : 0;
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		struct xs_stats_worker *sw = (struct xs_stats_worker *)xs_stats_worker_at(h, i);
+		const struct xs_worker *w = rt->workers[i];
+
+		sw->cpu = rt->topo->cpus[w->cpu_index].cpu;
+		sw->node = rt->topo->node_ids[w->node];
+	}
+	if (rename(tmp, p->path)) {
+		err = -errno;
+		munmap(h, p->size);
+		goto out;
+	}
+	p->h = h;
+out:
+	close(fd);
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+/*
+ * Tasks queued into worker @i: the full slots of the N queues into it. The
+ * slots are atomics the queue's two ends publish with release stores; a
+ * relaxed load here orders nothing and may be one push or pop old, which
+ * is what a depth sampled ten times a second is. Beyond
+ * XS_STATS_SCAN_BUDGET slots a period (N^2 x queue size) only the master
+ * queue is counted, so the publisher stays well under a millisecond.
+ */
+static uint64_t xs_stats_queue_depth(const struct xs_runtime *rt, uint32_t i, bool all)
+{
+	uint64_t depth = 0;
+
+	for (uint32_t p = 0; p < rt->nworkers; p++) {
+		const struct xs_spsc *q;
+
+		if (!all && p != i)
+			continue;
+		q = xs_xqueue_at(rt->queue_rows, rt->queue_size, i, p);
+		for (uint32_t s = 0; s < rt->queue_size; s++)
+			depth += xs_load_relaxed(&((struct xs_spsc *)q)->slot[s]) != NULL;
+	}
+	return depth;
+}
+
+/* One publication: every worker's counters, then the generation. */
+static void xs_stats_page_publish(struct xs_runtime *rt, struct xs_stats_page *p)
+{
+	struct xs_stats_header *h = p->h;
+	uint64_t now = xs_now_ns();
+	bool all = (uint64_t)rt->nworkers * rt->nworkers * rt->queue_size <= XS_STATS_SCAN_BUDGET;
+
+	for (uint32_t i = 0; i < rt->nworkers; i++) {
+		struct xs_stats_worker *sw = (struct xs_stats_worker *)xs_stats_worker_at(h, i);
+		struct xs_worker *w = rt->workers[i];
+		struct xs_counters snap;
+		const struct xs_counters *c = &snap;
+		uint64_t idle, since;
+
+		xs_worker_counters(w, &snap); /* frames folded in */
+		/* Relaxed snapshots of owner-written counters (atomics.h). */
+#define XS_STATS_COPY(name, doc) xs_stats_store(&sw->name, xs_load_relaxed(&c->name));
+		XS_COUNTERS(XS_STATS_COPY)
+#undef XS_STATS_COPY
+		xs_stats_store(&sw->tasks_executed, xs_counters_executed(c));
+		xs_stats_store(&sw->tasks_created,
+			       xs_load_relaxed(&c->static_pushes) + xs_load_relaxed(&c->immediate));
+		/* Acquire pairs with the release in xs_idle_end(): since is then
+		 * 0 or a stretch that ns does not hold yet. */
+		idle = xs_load_acquire(&w->idle.ns);
+		since = xs_load_relaxed(&w->idle.since);
+		if (since && since < now)
+			idle += now - since;
+		xs_stats_store(&sw->idle_ns, idle);
+		xs_stats_store(&sw->flags, since ? XS_STATS_W_IDLE : 0u);
+		xs_stats_store(&sw->queue_depth, xs_stats_queue_depth(rt, i, all));
+	}
+	xs_stats_store(&h->published_ns, now);
+	/* Release: the counters above before the generation; pairs with a
+	 * reader's acquire load of it (include/xsched/stats_page.h). */
+	__atomic_store_n(&h->generation, h->generation + 1, __ATOMIC_RELEASE);
+}
+
+static void *xs_stats_page_main(void *arg)
+{
+	struct xs_runtime *rt = arg;
+	struct xs_stats_page *p = rt->stats_page;
+	struct timespec ts;
+
+	pthread_setname_np(pthread_self(), "xsched-stats");
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		xs_stats_page_publish(rt, p);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)XS_STATS_PERIOD_NS;
+		ts.tv_sec += ts.tv_nsec / 1000000000;
+		ts.tv_nsec %= 1000000000;
+		while (!p->stop && pthread_cond_timedwait(&p->cond, &p->lock, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Exit path: remove the pages of runtimes that were never destroyed (the
+ * process returns from main() or calls exit() with them alive). The
+ * publishers may still run; they write to mappings that outlive the names.
+ * A forked child inherits the list but not the pages: it removes nothing. */
+__attribute__((destructor)) static void xs_stats_page_atexit(void)
+{
+	pid_t self = getpid();
+
+	pthread_mutex_lock(&xs_stats_live_lock);
+	for (struct xs_stats_page *p = xs_stats_live; p; p = p->next)
+		if (p->pid == self)
+			unlink(p->path);
+	pthread_mutex_unlock(&xs_stats_live_lock);
+}
+
+void xs_stats_page_create(struct xs_runtime *rt)
+{
+	uint32_t id = atomic_fetch_add_explicit(&xs_stats_runtimes, 1, memory_order_relaxed);
+	struct xs_stats_page *p;
+	int err;
+
+	if (!rt->opt.stats_page)
+		return;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return;
+	p->pid = getpid();
+	err = xs_stats_page_map(rt, p, id);
+	if (err) {
+		xs_stats_warn(p->path, -err);
+		free(p);
+		return;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&p->cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(p->h, 0))->tid,
+		       (__u32)xs_tid());
+	pthread_mutex_lock(&xs_stats_live_lock);
+	p->next = xs_stats_live;
+	xs_stats_live = p;
+	pthread_mutex_unlock(&xs_stats_live_lock);
+	rt->stats_page = p;
+	/* Worker 0's thread is the application's until the first job. */
+	xs_idle_begin(&rt->workers[0]->idle, xs_now_ns());
+}
+
+void xs_stats_page_thread(struct xs_runtime *rt, uint32_t id)
+{
+	if (rt->stats_page)
+		xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(rt->stats_page->h,
+									     id))->tid,
+			       (__u32)xs_tid());
+}
+
+void xs_stats_page_start(struct xs_runtime *rt)
+{
+	struct xs_stats_page *p = rt->stats_page;
+	sigset_t all, old;
+
+	if (!p)
+		return;
+	/* The publisher takes none of the application's signals. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	p->thread_started = !pthread_create(&p->thread, NULL, xs_stats_page_main, rt);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!p->thread_started)
+		xs_stats_warn(p->path, EAGAIN);
+}
+
+void xs_stats_page_job(struct xs_runtime *rt, bool begin)
+{
+	struct xs_stats_page *p = rt->stats_page;
+	struct xs_worker *w0 = rt->workers[0];
+	uint64_t now = xs_now_ns();
+	uint32_t flags;
+
+	if (!p)
+		return;
+	if (!begin) {
+		xs_idle_begin(&w0->idle, now);
+		/* Relaxed: these header fields have this one writer, the
+		 * thread that runs jobs; readers take them as they are. */
+		xs_stats_store(&p->h->flags, xs_stats_load(&p->h->flags) & ~XS_STATS_F_IN_JOB);
+		return;
+	}
+	xs_idle_end(&w0->idle, now);
+	flags = (xs_stats_load(&p->h->flags) & XS_STATS_F_RUNTIME_DIR) | XS_STATS_F_IN_JOB;
+	/* Relaxed: conn is read as a fact for display, nothing is
+	 * dereferenced through it. */
+	if (rt->daemon && xs_load_relaxed(&rt->daemon->conn))
+		flags |= XS_STATS_F_DAEMON;
+	xs_stats_store(&p->h->flags, flags);
+	xs_stats_store(&p->h->jobs, xs_stats_load(&p->h->jobs) + 1);
+	xs_stats_store(&p->h->dlb, (__u32)rt->dlb.strategy);
+	xs_stats_store(&p->h->push, (__u32)rt->dlb.push);
+	xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(p->h, 0))->tid,
+		       (__u32)xs_tid());
+}
+
+void xs_stats_page_destroy(struct xs_runtime *rt)
+{
+	struct xs_stats_page *p = rt->stats_page, **pp;
+
+	if (!p)
+		return;
+	if (p->thread_started) {
+		pthread_mutex_lock(&p->lock);
+		p->stop = true;
+		pthread_cond_signal(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		pthread_join(p->thread, NULL);
+		/* The final numbers, for a reader that has the page mapped. */
+		xs_stats_page_publish(rt, p);
+	}
+	pthread_mutex_lock(&xs_stats_live_lock);
+	for (pp = &xs_stats_live; *pp && *pp != p; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = p->next;
+	pthread_mutex_unlock(&xs_stats_live_lock);
+	unlink(p->path);
+	munmap(p->h, p->size);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+	rt->stats_page = NULL;
+}
