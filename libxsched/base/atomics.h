@@ -34,6 +34,7 @@ static inline void *xs_alloc_cache_aligned(size_t size)
 #define xs_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define xs_exchange_acq_rel(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 #define xs_fetch_add_release(p, v) atomic_fetch_add_explicit((p), (v), memory_order_release)
+#define xs_fetch_add_relaxed(p, v) atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
 #define xs_cas_weak_release(p, expected, desired)                                  \
 	atomic_compare_exchange_weak_explicit((p), (expected), (desired),          \
 					      memory_order_release, memory_order_relaxed)

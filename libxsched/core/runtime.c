@@ -181,6 +181,7 @@ void *xs_worker_main(void *arg)
 	xs_worker_init_row(rt, w);
 	xs_daemon_client_thread(rt, w->id);
 	xs_stats_page_thread(rt, w->id);
+	xs_profile_thread(w->log);
 	/* Release publishes the initialised row (and the tid) to the
 	 * creator's acquire. */
 	atomic_fetch_add_explicit(&rt->rows_ready, 1, memory_order_release);
@@ -408,6 +409,8 @@ static struct xs_worker *xs_runtime_enter(struct xs_runtime *rt, enum xs_job_kin
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
 	xs_daemon_client_job_start(rt);
 	xs_stats_page_job(rt, true);
+	/* Worker 0 is whichever thread runs the job. */
+	xs_profile_thread(w0->log);
 	xs_runtime_post(rt, kind, fn, arg);
 	w0->job_seen = xs_load_relaxed(&rt->job_seq);
 	return w0;
@@ -483,11 +486,12 @@ void xs_runtime_destroy(struct xs_runtime *rt)
 	if (rt->opt.show_stats)
 		xs_stats_print(rt, stderr);
 	if (rt->opt.profile[0]) {
-		int ret = xs_profile_write(rt, rt->opt.profile);
+		char path[sizeof(rt->opt.profile) + 32];
+		int ret = xs_profile_write(rt, rt->opt.profile, path, sizeof(path));
 
 		if (ret < 0)
-			fprintf(stderr, "xsched: XSCHED_PROFILE=%s: cannot write the profile: %s\n",
-				rt->opt.profile, strerror(-ret));
+			fprintf(stderr, "xsched: XSCHED_PROFILE=%s: cannot write the profile %s: %s\n",
+				rt->opt.profile, path, strerror(-ret));
 	}
 	xs_runtime_free(rt);
 }

@@ -256,6 +256,8 @@ void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
 	bool sample = w->dlb.automatic && !(++w->dlb.sample % 32);
 	uint64_t s0 = sample ? xs_tsc() : 0;
 
+	if (w->log && t->creator != w->id)
+		xs_profile_flow(w->log, XS_EV_MOVE, t->creator, t0);
 	/* Set before the body runs, hence before any child can read it. */
 	t->worker = w;
 	t->first_slot = XS_NO_SLOT;
@@ -284,7 +286,8 @@ void xs_task_run_stolen(struct xs_worker *w, xs_task_fn fn, void *arg, struct xs
 	uint64_t t0 = xs_prof_begin(w->log);
 	struct xs_task frame;
 
-	(void)victim;
+	if (w->log)
+		xs_profile_flow(w->log, XS_EV_STEAL, victim->id, t0);
 	frame.fn = fn;
 	frame.parent = NULL;
 	xs_woken_settled(w);
