@@ -36,8 +36,8 @@ static const struct bad bad[] = {
 	 * (found by tests/fuzz/trace-json) */
 	{ "{\"traceEvents\":[{\"ph\":\"X\",\"tid\":0,\"name\":\"A\\nB\\u001b[2J\",\"ts\":1,\"dur\":1}]}",
 	  "unknown event name \"A?B?[2J\" (expected THREAD" },
-	{ "{\"traceEvents\":[{\"ph\":\"i\",\"tid\":0,\"name\":\"TASK\",\"ts\":1}]}",
-	  "only \"X\", \"B\", \"E\" and \"M\" are accepted" },
+	{ "{\"traceEvents\":[{\"ph\":\"C\",\"tid\":0,\"name\":\"TASK\",\"ts\":1}]}",
+	  "event with \"ph\" \"C\": only \"X\", \"B\", \"E\", \"M\" and the flows" },
 	{ "{\"traceEvents\":[{\"ph\":\"B\",\"tid\":0,\"name\":\"TASK\",\"ts\":1}]}",
 	  "tid 0: 1 \"B\" events never ended" },
 	{ "[{\"ph\":\"E\",\"tid\":3,\"ts\":1}]",

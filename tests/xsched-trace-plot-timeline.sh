@@ -8,7 +8,9 @@
 # has, in each lane --layout reports, the colours at the times they
 # happened: lane 0 green from start to end; lane 1 background before
 # 0.5 ms (or the grid), red (STALL) in 0.5..0.6 ms, green after. The summary of the same
-# file counts the B/E pairs. A plot to an unwritable path is named.
+# file counts the B/E pairs. A plot to an unwritable path is named. The
+# output's extension picks the format: .svg and .pdf (any case) write an
+# SVG and a PDF of the same lanes; another extension is refused, naming it.
 set -uo pipefail
 
 src=${XS_SRCDIR:-.}
@@ -17,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..6"
 . "$src/scripts/tap.sh"
 
 cat >"$tmp/t.json" <<'JSON'
@@ -127,4 +129,18 @@ rc=$?
 ok=0
 [[ $rc == 1 ]] && grep -q "/nonexistent-dir/x.png: cannot write" "$tmp/out" && ok=1
 result $ok "plot to an unwritable path: exit 1 naming it" "$(describe $rc)" "$(cat "$tmp/out")"
+
+ok=1 why=""
+for f in t.svg t.PDF; do
+	"$build/xsched-trace" plot "$tmp/t.json" -o "$tmp/$f" >"$tmp/out" 2>&1 || { ok=0; why+=" $f: $(cat "$tmp/out")"; }
+done
+head -c 400 "$tmp/t.svg" 2>/dev/null | grep -q '<svg' || { ok=0; why+=" t.svg is not an SVG;"; }
+[[ $(head -c 5 "$tmp/t.PDF" 2>/dev/null) == %PDF- ]] || { ok=0; why+=" t.PDF is not a PDF;"; }
+result $ok "plot -o x.svg and -o x.PDF write an SVG and a PDF" "$why"
+
+"$build/xsched-trace" plot "$tmp/t.json" -o "$tmp/t.gif" >"$tmp/out" 2>&1
+rc=$?
+ok=0
+[[ $rc == 2 && ! -e $tmp/t.gif ]] && grep -q "t.gif: the format comes from the extension: .png, .svg or .pdf" "$tmp/out" && ok=1
+result $ok "plot -o x.gif: exit 2, the extensions named, no file" "$(describe $rc)" "$(cat "$tmp/out")"
 exit $failed

@@ -3,7 +3,7 @@
  * xsched-trace - summaries and pictures of an XSCHED_PROFILE trace.
  *
  *   xsched-trace summary [--json] FILE
- *   xsched-trace plot FILE -o OUT.png [--width W] [--height H] [--layout]
+ *   xsched-trace plot FILE -o OUT [--width W] [--height H] [--layout]
  *
  * FILE is the Chrome trace-event JSON that XSCHED_PROFILE=FILE makes
  * libxsched write (trace.h says what is accepted and how nested events are
@@ -24,7 +24,7 @@
 static void usage(FILE *out, int full)
 {
 	fprintf(out, "usage: xsched-trace summary [--json] FILE\n"
-		     "       xsched-trace plot FILE -o OUT.png [--width W] [--height H] [--layout]\n"
+		     "       xsched-trace plot FILE -o OUT [--width W] [--height H] [--layout]\n"
 		     "       xsched-trace --help | --version\n");
 	if (!full)
 		return;
@@ -40,13 +40,14 @@ static void usage(FILE *out, int full)
 		"         event open on its thread, so a row adds up to its span. THREAD's\n"
 		"         own time is the scheduler looking for work outside the others.\n"
 		"         --json: one JSON object, times in integer nanoseconds.\n"
-		"plot     a timeline, a PNG of W x H pixels (default 1000 x 600; W %d..%d,\n"
-		"         H %d..%d), drawn with cairo: time since the first event on x,\n"
+		"plot     a timeline of W x H (default 1000 x 600; W %d..%d, H %d..%d),\n"
+		"         a PNG, an SVG or a PDF as OUT's extension says (.png, .svg,\n"
+		"         .pdf), drawn with cairo: time since the first event on x,\n"
 		"         one lane per thread (W<tid>) with its events where they happened,\n"
 		"         nested ones over their parents; each lane says the tasks the\n"
 		"         worker ran and the tasks thieves stole from it. --layout prints\n"
 		"         the time axis's pixel columns and each lane's pixel box.\n"
-		"         -o, --output OUT.png; -W, --width W; -H, --height H.\n"
+		"         -o, --output OUT; -W, --width W; -H, --height H.\n"
 		"\n"
 		"colours: TASK green #2ca02c, TASK_CREATE (spawn) blue #1f77b4, TASKWAIT\n"
 		"         orange #ff7f0e, BARRIER purple #9467bd, STALL (idle, stealing)\n"
@@ -170,11 +171,15 @@ int main(int argc, char **argv)
 	}
 	if (!file || (plot && !out)) {
 		fprintf(stderr, "xsched-trace %s: %s\n", cmd,
-			!file ? "no FILE given" : "no output given (-o OUT.png)");
+			!file ? "no FILE given" : "no output given (-o OUT)");
 		usage(stderr, 0);
 		return 2;
 	}
 
+	if (plot && plot_format(out) == PLOT_UNKNOWN) {
+		fprintf(stderr, "xsched-trace plot: -o %s: " PLOT_FORMATS "\n", out);
+		return 2;
+	}
 	if (trace_load(&t, file, err, sizeof(err))) {
 		fprintf(stderr, "xsched-trace: %s\n", err);
 		return 1;

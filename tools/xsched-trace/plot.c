@@ -3,10 +3,13 @@
  * plot.c - `xsched-trace plot` (plot.h): the timeline, with cairo.
  */
 #include <cairo/cairo.h> /* no -I needed: its own includes are quoted */
+#include <cairo/cairo-pdf.h>
+#include <cairo/cairo-svg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "plot.h"
 
@@ -167,6 +170,21 @@ static void plot_lane(cairo_t *cr, const struct trace_thread *thr, int64_t origi
 	plot_text(cr, x0 - 6, (y0 + y1) / 2.0 + 10, 1, label);
 }
 
+enum plot_format plot_format(const char *out)
+{
+	const char *dot = strrchr(out, '.');
+
+	if (!dot || strchr(dot, '/'))
+		return PLOT_UNKNOWN;
+	if (!strcasecmp(dot, ".png"))
+		return PLOT_PNG;
+	if (!strcasecmp(dot, ".svg"))
+		return PLOT_SVG;
+	if (!strcasecmp(dot, ".pdf"))
+		return PLOT_PDF;
+	return PLOT_UNKNOWN;
+}
+
 int plot_write(const struct trace *t, const char *out, int w, int h, FILE *layout, char *err,
 	       size_t errlen)
 {
@@ -181,7 +199,20 @@ int plot_write(const struct trace *t, const char *out, int w, int h, FILE *layou
 	trace_extent(t, &first, &last);
 	span = last > first ? (double)(last - first) : 1;
 	scale = (x1 - x0 + 1) / span;
-	s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+	switch (plot_format(out)) {
+	case PLOT_SVG:
+		s = cairo_svg_surface_create(out, w, h);
+		break;
+	case PLOT_PDF:
+		s = cairo_pdf_surface_create(out, w, h);
+		break;
+	case PLOT_PNG:
+		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+		break;
+	default:
+		snprintf(err, errlen, "%s: %s", out, PLOT_FORMATS);
+		return -1;
+	}
 	cr = cairo_create(s);
 	cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
 	plot_rgb(cr, 0xffffff);
@@ -213,8 +244,12 @@ int plot_write(const struct trace *t, const char *out, int w, int h, FILE *layou
 	cairo_restore(cr);
 	cairo_destroy(cr);
 	st = cairo_surface_status(s);
-	if (st == CAIRO_STATUS_SUCCESS)
+	if (st == CAIRO_STATUS_SUCCESS && plot_format(out) == PLOT_PNG)
 		st = cairo_surface_write_to_png(s, out);
+	/* A vector surface writes the rest of its file as it finishes. */
+	cairo_surface_finish(s);
+	if (st == CAIRO_STATUS_SUCCESS)
+		st = cairo_surface_status(s);
 	if (st != CAIRO_STATUS_SUCCESS) {
 		snprintf(err, errlen, "%s: cannot write: %s", out,
 			 st == CAIRO_STATUS_WRITE_ERROR ? strerror(errno ? errno : EIO)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plot.h - `xsched-trace plot`: a timeline of a summarized trace, drawn
- * with cairo into a PNG.
+ * with cairo into a PNG, an SVG or a PDF (the output's extension says which).
  *
  * Time runs on x, from the trace's first event to its last, in the unit
  * the axis names (ns, us, ms or s since the first event). Each thread
@@ -31,8 +31,16 @@
 extern const unsigned int plot_color[TK_NCOLUMNS];
 extern const char *const plot_color_name[TK_NCOLUMNS];
 
+enum plot_format { PLOT_UNKNOWN, PLOT_PNG, PLOT_SVG, PLOT_PDF };
+
+#define PLOT_FORMATS "the format comes from the extension: .png, .svg or .pdf"
+
+/* The format of an output path, by its extension (any case). */
+enum plot_format plot_format(const char *out);
+
 /*
- * Draw @t (summarized) into a @w x @h PNG at @out. With @layout non-NULL,
+ * Draw @t (summarized) into a @w x @h picture at @out (pixels for a PNG,
+ * points for SVG and PDF). With @layout non-NULL,
  * print there "plot X0 X1 T0_NS T1_NS" (the pixel columns of the time
  * axis and the times at its ends) and per thread "thread TID lane X0 X1
  * Y0 Y1": the pixel box (inclusive) its lane occupies.

@@ -182,10 +182,16 @@ static int trace_read_event(struct trace *t, struct json *j)
 		}
 		return 0;
 	}
+	/* Flows (a steal from one track to another) and instants are
+	 * drawn by Perfetto; the summary and the plot count time only. */
+	if (!strcmp(ph, "s") || !strcmp(ph, "t") || !strcmp(ph, "f") || !strcmp(ph, "i") ||
+	    !strcmp(ph, "I"))
+		return 0;
 	if (strcmp(ph, "X") && strcmp(ph, "B") && strcmp(ph, "E"))
 		return json_fail_at(j, at,
-				    "event with \"ph\" \"%s\": only \"X\", \"B\", \"E\" and \"M\" "
-				    "are accepted",
+				    "event with \"ph\" \"%s\": only \"X\", \"B\", \"E\", \"M\" and "
+				    "the flows and instants (\"s\", \"t\", \"f\", \"i\", \"I\") are "
+				    "accepted",
 				    ph);
 	if (!strcmp(ph, "E")) {
 		if (!has_tid || !has_ts)
@@ -228,7 +234,7 @@ static int trace_read_event(struct trace *t, struct json *j)
 static int trace_read_counters(struct trace *t, struct json *j)
 {
 	char key[64];
-	double v, worker = -1;
+	double v, worker = -1, tid = -1;
 	uint64_t executed = 0, dropped = 0, stolen = 0, shorts = 0;
 	int more;
 	size_t at;
@@ -248,6 +254,8 @@ static int trace_read_counters(struct trace *t, struct json *j)
 			return json_fail_at(j, j->pos, "counter \"%s\" %g is out of range", key, v);
 		if (!strcmp(key, "worker"))
 			worker = v;
+		else if (!strcmp(key, "tid"))
+			tid = v;
 		else if (!strcmp(key, "events_dropped"))
 			dropped = (uint64_t)v;
 		else if (!strcmp(key, "events_short"))
@@ -262,7 +270,9 @@ static int trace_read_counters(struct trace *t, struct json *j)
 		return -1;
 	if (worker < 0)
 		return json_fail_at(j, at, "counters without \"worker\"");
-	if (!(thr = trace_thread_get(t, j, at, worker)))
+	/* The track is the worker's thread (profiles that name no tid
+	 * numbered the tracks by worker). */
+	if (!(thr = trace_thread_get(t, j, at, tid >= 0 ? tid : worker)))
 		return -1;
 	thr->has_counters = 1;
 	thr->counter_executed = executed;
