@@ -28,6 +28,8 @@ PACKAGES=(
 	libncurses-dev    # xsched-top's screen (tools/xsched-top)
 	tmux              # tests/xsched-top-tui-keys drives the screen through it
 	libcairo2-dev     # xsched-trace plot draws its timeline with cairo
+	libotf2-trace-dev # xsched-trace otf2 writes OTF2 archives through libotf2
+	otf2-tools        # tests/xsched-trace-otf2.sh reads them back with otf2-print
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
 	# --- install, packaging, system service ---

@@ -63,7 +63,7 @@ result $([[ -z $bad ]] && echo 1 || echo 0) "option values complete as each --he
 
 sub=$(complete_line xsched-trace "" | paste -sd ' ')
 aff=$(complete_line xsched-affinity "" | paste -sd ' ')
-result $([[ $sub == "summary plot" && $aff == "record plan show" ]] && echo 1 || echo 0) \
+result $([[ $sub == "summary plot otf2" && $aff == "record plan show" ]] && echo 1 || echo 0) \
 	"subcommands complete: xsched-trace ($sub), xsched-affinity ($aff)"
 
 prog=$(complete_line xsched-run -n 2 --dlb ws xsched-option)

@@ -4,6 +4,7 @@
  *
  *   xsched-trace summary [--json] FILE
  *   xsched-trace plot FILE -o OUT [--width W] [--height H] [--layout]
+ *   xsched-trace otf2 FILE -o OUT
  *
  * FILE is the Chrome trace-event JSON that XSCHED_PROFILE=FILE makes
  * libxsched write (trace.h says what is accepted and how nested events are
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "otf2_export.h"
 #include "plot.h"
 #include "summary.h"
 #include "trace.h"
@@ -25,6 +27,7 @@ static void usage(FILE *out, int full)
 {
 	fprintf(out, "usage: xsched-trace summary [--json] FILE\n"
 		     "       xsched-trace plot FILE -o OUT [--width W] [--height H] [--layout]\n"
+		     "       xsched-trace otf2 FILE -o OUT\n"
 		     "       xsched-trace --help | --version\n");
 	if (!full)
 		return;
@@ -48,6 +51,8 @@ static void usage(FILE *out, int full)
 		"         worker ran and the tasks thieves stole from it. --layout prints\n"
 		"         the time axis's pixel columns and each lane's pixel box.\n"
 		"         -o, --output OUT; -W, --width W; -H, --height H.\n"
+		"otf2     an OTF2 archive, OUT.otf2, OUT.def and the directory OUT/ (Vampir,\n"
+		"         otf2-print): a location per thread, a region per event kind.\n"
 		"\n"
 		"colours: TASK green #2ca02c, TASK_CREATE (spawn) blue #1f77b4, TASKWAIT\n"
 		"         orange #ff7f0e, BARRIER purple #9467bd, STALL (idle, stealing)\n"
@@ -87,9 +92,9 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cmd, *file = NULL, *out = NULL, *wrong = "";
+	const char *cmd, *file = NULL, *out = NULL, *wrong = "", *wrong_for = "";
 	char prog[32];
-	int json = 0, layout = 0, w = 1000, h = 600, ret = 1, plot, c;
+	int json = 0, layout = 0, w = 1000, h = 600, ret = 1, plot, otf2, c;
 	struct trace t;
 	char err[512];
 
@@ -106,11 +111,13 @@ int main(int argc, char **argv)
 		tool_version("xsched-trace");
 		return 0;
 	}
-	if (strcmp(cmd, "summary") && strcmp(cmd, "plot")) {
-		fprintf(stderr, "xsched-trace: unknown command '%s' (summary, plot, --help)\n", cmd);
+	if (strcmp(cmd, "summary") && strcmp(cmd, "plot") && strcmp(cmd, "otf2")) {
+		fprintf(stderr, "xsched-trace: unknown command '%s' (summary, plot, otf2, --help)\n",
+			cmd);
 		return 2;
 	}
 	plot = !strcmp(cmd, "plot");
+	otf2 = !strcmp(cmd, "otf2");
 	/* The options after the command, in any order with FILE; getopt's
 	 * messages name "xsched-trace plot" (argv[1] is its argv[0]). */
 	snprintf(prog, sizeof(prog), "xsched-trace %s", cmd);
@@ -125,32 +132,32 @@ int main(int argc, char **argv)
 			tool_version("xsched-trace");
 			return 0;
 		case OPT_JSON:
-			wrong = "--json";
-			if (plot)
+			wrong = "--json", wrong_for = "summary";
+			if (plot || otf2)
 				goto only_for;
 			json = 1;
 			break;
 		case OPT_LAYOUT:
-			wrong = "--layout";
+			wrong = "--layout", wrong_for = "plot";
 			if (!plot)
 				goto only_for;
 			layout = 1;
 			break;
 		case 'o':
-			wrong = "-o/--output";
-			if (!plot)
+			wrong = "-o/--output", wrong_for = "plot and otf2";
+			if (!plot && !otf2)
 				goto only_for;
 			out = optarg;
 			break;
 		case 'W':
-			wrong = "-W/--width";
+			wrong = "-W/--width", wrong_for = "plot";
 			if (!plot)
 				goto only_for;
 			if (parse_dim("--width", optarg, PLOT_MIN_W, PLOT_MAX_W, &w))
 				return 2;
 			break;
 		case 'H':
-			wrong = "-H/--height";
+			wrong = "-H/--height", wrong_for = "plot";
 			if (!plot)
 				goto only_for;
 			if (parse_dim("--height", optarg, PLOT_MIN_H, PLOT_MAX_H, &h))
@@ -169,7 +176,7 @@ int main(int argc, char **argv)
 		}
 		file = argv[i];
 	}
-	if (!file || (plot && !out)) {
+	if (!file || ((plot || otf2) && !out)) {
 		fprintf(stderr, "xsched-trace %s: %s\n", cmd,
 			!file ? "no FILE given" : "no output given (-o OUT)");
 		usage(stderr, 0);
@@ -191,6 +198,11 @@ int main(int argc, char **argv)
 			summary_json(&t, stdout);
 		else
 			summary_text(&t, stdout);
+	} else if (otf2) {
+		if (otf2_write(&t, out, err, sizeof(err)))
+			goto fail;
+		printf("xsched-trace: wrote %s.otf2, %s.def and %s/ (%zu threads)\n", out, out, out,
+		       t.nthr);
 	} else {
 		if (plot_write(&t, out, w, h, layout ? stdout : NULL, err, sizeof(err)))
 			goto fail;
@@ -204,8 +216,7 @@ int main(int argc, char **argv)
 	ret = 0;
 	goto out;
 only_for:
-	fprintf(stderr, "xsched-trace %s: option %s is for %s\n", cmd, wrong,
-		plot ? "summary" : "plot");
+	fprintf(stderr, "xsched-trace %s: option %s is for %s\n", cmd, wrong, wrong_for);
 	return 2;
 fail:
 	fprintf(stderr, "xsched-trace: %s\n", err);
