@@ -20,7 +20,7 @@ fuzz-targets := daemon-request daemon-state top-pages trace-json mtx options omp
 
 fuzz-daemon-request-y := daemon/request.o
 fuzz-top-pages-y := $(addprefix tools/xsched-top/,pages.o daemon.o snap.o text.o)
-fuzz-trace-json-y := $(addprefix tools/xsched-trace/,json.o trace.o)
+fuzz-trace-json-y := tools/common/json.o tools/xsched-trace/trace.o
 fuzz-trace-json-ldlibs := -lm
 fuzz-mtx-y := libxsched/cuda/mtx.o libxsched/cuda/csr.o
 fuzz-mtx-ldlibs := -lm

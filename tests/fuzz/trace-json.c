@@ -4,7 +4,7 @@
  *
  * Input: a profile (Chrome trace JSON with xsched's own sections). The
  * target does what `xsched-trace summary` does before printing:
- * trace_load() (tools/xsched-trace/json.c and trace.c) and
+ * trace_load() (tools/common/json.c, tools/xsched-trace/trace.c) and
  * trace_summarize(). Promises: a refused file gets a one-line error that
  * names it; an accepted one has its threads sorted by tid.
  */

@@ -44,6 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "corun.h"
+#include "child_line.h"
 #include "driver.h"
 #include "noise.h"
 #include "spawn.h"
@@ -161,36 +162,36 @@ static const char *find_daemon(const char **why)
 static void copy_line(struct corun_ctx *x, const struct corun_row *r,
 		      struct copy *c, struct group *g, const char *line)
 {
-	const char *t0 = json_value(line, "start_s"), *t1 = json_value(line, "end_s");
-	const char *s = json_value(line, "checksum");
-	char stray[512];
+	struct child_line l;
 
+	if (child_line_parse(line, &l) || (r->omp && !(l.has & CHILD_LIB))) {
+		group_fail(g, CELL_ERROR, "cannot parse a copy's output: %.200s", line);
+		return;
+	}
 	if (r->omp) {
-		if (!json_str(line, "lib", c->lib, sizeof(c->lib))) {
-			group_fail(g, CELL_ERROR, "cannot parse a copy's output: %.200s", line);
-			return;
-		}
+		snprintf(c->lib, sizeof(c->lib), "%s", l.lib);
 		if (!omp_lib_matches(x->o, r->runtime, c->lib)) {
 			group_fail(g, CELL_ERROR, "the OpenMP calls went to %s, not %s",
 				   c->lib, r->runtime);
 			return;
 		}
-		if (json_str(line, "stray", stray, sizeof(stray))) {
-			group_fail(g, CELL_ERROR, "%s, but GOMP_parallel to %s", stray, c->lib);
+		if (l.has & CHILD_STRAY) {
+			group_fail(g, CELL_ERROR, "%s, but GOMP_parallel to %s", l.stray, c->lib);
 			return;
 		}
 	}
-	if (json_value(line, "ready")) {
+	if (l.has & CHILD_READY) {
 		c->ready = true;
 		return;
 	}
-	if (!t0 || !t1 || !s || *s != '"') {
+	if ((l.has & (CHILD_START | CHILD_END | CHILD_CHECKSUM)) !=
+	    (CHILD_START | CHILD_END | CHILD_CHECKSUM)) {
 		group_fail(g, CELL_ERROR, "cannot parse a copy's output: %.200s", line);
 		return;
 	}
-	c->start = strtod(t0, NULL);
-	c->end = strtod(t1, NULL);
-	c->sum = strtoull(s + 1, NULL, 16);
+	c->start = l.start_s;
+	c->end = l.end_s;
+	c->sum = l.checksum;
 	c->result = true;
 }
 
@@ -558,7 +559,7 @@ static void report_row(const struct corun_ctx *x, const struct corun_row *r,
 		printf(",\"verified\":%d", co->verified);
 		if (bad) {
 			printf(",\"reason\":");
-			json_string(bad->why);
+			json_put_string(bad->why);
 		}
 		printf("}\n");
 		return;

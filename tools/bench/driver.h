@@ -176,12 +176,17 @@ int affinity_run(const struct options *o);
 
 /* omp_child.c */
 /* One run of xsched-bench-omp under an OpenMP runtime. */
+struct child_line;
+
 struct omp_call {
 	const struct options *o;
 	const char *runtime;	/* "libgomp", "libomp" or "xgomp" */
 	char **args;		/* its arguments, NULL-terminated */
 	/* Each line whose libraries checked out; *stop: read no more. */
-	void (*line)(struct omp_call *call, const char *line, bool *stop);
+	/* A result line, read (@l, child_line.h) and as written (@line, for
+	 * messages). */
+	void (*line)(struct omp_call *call, const struct child_line *l, const char *line,
+		     bool *stop);
 	void *ctx;
 	struct program_run *prog;
 	int lines;		/* lines the callback took */
@@ -193,7 +198,6 @@ struct omp_call {
 void omp_call_run(struct omp_call *call);
 void omp_call_fail(struct omp_call *call, enum cell_status s,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-const char *json_value(const char *line, const char *key);
 void measure_libgomp(struct cell *c, struct program_run *x,
 		     const struct options *o);
 void measure_libomp(struct cell *c, struct program_run *x,
@@ -209,7 +213,6 @@ void bench_child_env_free(char **env);
 bool omp_lib_matches(const struct options *o, const char *runtime, const char *lib);
 const char *omp_preload_of(const struct options *o, const char *runtime,
 			   const char **preload);
-bool json_str(const char *line, const char *key, char *out, size_t len);
 
 /* corun.c: --corun, and the child side of it in xsched-bench */
 #define CORUN_NOISES 3		/* quiet, hog50, hog100 */
@@ -241,7 +244,7 @@ bool cell_ok(const struct cell *c);
 const struct cell *find_cell(const struct cell *cells, int ncells,
 			     const struct bench *b, const char *rt, int dlb,
 			     int threads);
-void json_string(const char *s);
+void json_put_string(const char *s);
 
 /* report_dlb.c */
 void json_dlb(const struct cell *c);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "child_line.h"
 #include "driver.h"
 #include "micro.h"
 
@@ -41,21 +42,13 @@ struct micro_cell {
 };
 
 /* {"micro":..,"iters":K,"time_s":T,...}: one run. */
-static void micro_line(struct omp_call *call, const char *line, bool *stop)
+static void micro_line(struct omp_call *call, const struct child_line *l, const char *line,
+		       bool *stop)
 {
 	struct micro_cell *m = (struct micro_cell *)call->ctx;
-	const char *t = json_value(line, "time_s");
-	const char *k = json_value(line, "iters");
-	char *tend, *kend;
-	double time_s;
-	long iters;
 
 	*stop = false;
-	if (!t || !k)
-		goto bad;
-	time_s = strtod(t, &tend);
-	iters = strtol(k, &kend, 10);
-	if (tend == t || kend == k || iters < 1)
+	if ((l->has & (CHILD_TIME | CHILD_ITERS)) != (CHILD_TIME | CHILD_ITERS) || l->iters < 1)
 		goto bad;
 	call->lines++;
 	if (m->reps >= call->o->repeat || m->reps >= 1000) {
@@ -64,7 +57,7 @@ static void micro_line(struct omp_call *call, const char *line, bool *stop)
 		*stop = true;
 		return;
 	}
-	m->ns[m->reps++] = time_s * 1e9 / (double)iters;
+	m->ns[m->reps++] = l->time_s * 1e9 / l->iters;
 	return;
 bad:
 	omp_call_fail(call, CELL_ERROR, "cannot parse xsched-bench-omp output: %.200s",
@@ -131,11 +124,11 @@ static void json_micro(const char *op, const char *rt, int threads,
 		printf(",\"vs_libgomp\":null");
 	if (m->lib[0]) {
 		printf(",\"lib\":");
-		json_string(m->lib);
+		json_put_string(m->lib);
 	}
 	if (!ok) {
 		printf(",\"reason\":");
-		json_string(m->why);
+		json_put_string(m->why);
 	}
 	printf("}\n");
 }

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "child_line.h"
 #include "driver.h"
 
 #define EXIT_SKIP 4
@@ -149,27 +150,6 @@ void bench_child_env_free(char **env)
 	free(env - 2);
 }
 
-const char *json_value(const char *line, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(line, pat);
-	return p ? p + strlen(pat) : NULL;
-}
-
-/* The string value of @key into @out; false if absent or not a string. */
-bool json_str(const char *line, const char *key, char *out, size_t len)
-{
-	const char *v = json_value(line, key), *end;
-
-	if (!v || *v != '"' || !(end = strchr(v + 1, '"')))
-		return false;
-	snprintf(out, len, "%.*s", (int)(end - v - 1), v + 1);
-	return true;
-}
-
 void omp_call_fail(struct omp_call *call, enum cell_status s,
 		   const char *fmt, ...)
 {
@@ -224,28 +204,29 @@ bool omp_lib_matches(const struct options *o, const char *runtime, const char *l
 /* One line of the child: check its libraries, hand it to call->line. */
 static void child_line(struct omp_call *call, const char *line, bool *stop)
 {
-	char stray[512];
+	struct child_line l;
 
-	if (!json_str(line, "lib", call->lib, sizeof(call->lib))) {
+	if (child_line_parse(line, &l) || !(l.has & CHILD_LIB)) {
 		omp_call_fail(call, CELL_ERROR,
 			      "cannot parse xsched-bench-omp output: %.200s", line);
 		*stop = true;
 		return;
 	}
+	snprintf(call->lib, sizeof(call->lib), "%s", l.lib);
 	if (!omp_lib_matches(call->o, call->runtime, call->lib)) {
 		omp_call_fail(call, CELL_ERROR, "the OpenMP calls went to %s, not %s",
 			      call->lib, call->runtime);
 		*stop = true;
 		return;
 	}
-	if (json_str(line, "stray", stray, sizeof(stray))) {
+	if (l.has & CHILD_STRAY) {
 		omp_call_fail(call, CELL_ERROR,
 			      "%s, but GOMP_parallel to %s (an entry point %s lacks?)",
-			      stray, call->lib, call->runtime);
+			      l.stray, call->lib, call->runtime);
 		*stop = true;
 		return;
 	}
-	call->line(call, line, stop);
+	call->line(call, &l, line, stop);
 }
 
 /* Keep the last line of the child's stderr (a diagnostic before it died). */
@@ -467,42 +448,31 @@ void omp_call_run(struct omp_call *call)
 
 /* A result line of a program: {"time_s":..,"checksum":"..",...}; a
  * warm-up run's ("warmup":k) is checked, not recorded. */
-static void program_line(struct omp_call *call, const char *line, bool *stop)
+static void program_line(struct omp_call *call, const struct child_line *l, const char *line,
+			 bool *stop)
 {
 	struct cell *c = (struct cell *)call->ctx;
-	const char *t = json_value(line, "time_s");
-	const char *s = json_value(line, "checksum");
-	char *tend, *send;
-	double time_s;
-	uint64_t sum;
 
-	if (!t || !s || *s != '"')
+	if ((l->has & (CHILD_TIME | CHILD_CHECKSUM)) != (CHILD_TIME | CHILD_CHECKSUM))
 		goto bad;
-	time_s = strtod(t, &tend);
-	sum = strtoull(s + 1, &send, 16);
-	if (tend == t || *send != '"')
-		goto bad;
-	if (json_value(line, "warmup")) {
-		if (call->prog->have_ref && sum != call->prog->ref) {
+	if (l->has & CHILD_WARMUP) {
+		if (call->prog->have_ref && l->checksum != call->prog->ref) {
 			cell_fail(c, CELL_ERROR,
 				  "wrong result in a warm-up run: checksum %016llx, serial %016llx",
-				  (unsigned long long)sum, (unsigned long long)call->prog->ref);
+				  (unsigned long long)l->checksum,
+				  (unsigned long long)call->prog->ref);
 			*stop = true;
 		}
 		return;
 	}
 	if (call->prog->b->problem->nodes) {
-		const char *nd = json_value(line, "nodes");
-
-		if (!nd)
+		if (!(l->has & CHILD_NODES) || l->nodes < 0)
 			goto bad;
-		c->run_nodes = strtoull(nd, &tend, 10);
-		if (tend == nd)
-			goto bad;
+		c->run_nodes = (uint64_t)l->nodes;
 		c->child_nodes = true;
 	}
 	call->lines++;
-	cell_record(c, call->prog, call->o, time_s, sum, stop);
+	cell_record(c, call->prog, call->o, l->time_s, l->checksum, stop);
 	return;
 bad:
 	omp_call_fail(call, CELL_ERROR, "cannot parse xsched-bench-omp output: %.200s",

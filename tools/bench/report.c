@@ -28,7 +28,7 @@
 #include <string.h>
 #include "driver.h"
 
-void json_string(const char *s)
+void json_put_string(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -179,9 +179,9 @@ static void json_cell(const struct cell *c, const struct cell *serial,
 	};
 
 	printf("{\"bench\":");
-	json_string(c->b->problem->name);
+	json_put_string(c->b->problem->name);
 	printf(",\"runtime\":");
-	json_string(c->rt->name);
+	json_put_string(c->rt->name);
 	printf(",\"threads\":%d,\"n\":%ld,\"status\":\"%s\",\"repeats\":%d",
 	       c->threads, c->n, status[c->status], cell_ok(c) ? c->reps : 0);
 	json_number("min_s", c->min_s, cell_ok(c));
@@ -198,11 +198,11 @@ static void json_cell(const struct cell *c, const struct cell *serial,
 	json_dlb(c);
 	if (c->lib[0]) {
 		printf(",\"lib\":");
-		json_string(c->lib);
+		json_put_string(c->lib);
 	}
 	if (!cell_ok(c)) {
 		printf(",\"reason\":");
-		json_string(c->why);
+		json_put_string(c->why);
 	}
 	printf("}\n");
 }

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "../common/json.h"
 #include "trace.h"
 
 const char *const trace_kind_names[TK_NCOLUMNS] = {

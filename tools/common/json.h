@@ -9,8 +9,8 @@
  * call fails at once, so a reader can check once per object. RFC 8259
  * grammar; no comments, no trailing commas, no NaN.
  */
-#ifndef XSCHED_TRACE_JSON_H
-#define XSCHED_TRACE_JSON_H
+#ifndef XSCHED_TOOLS_JSON_H
+#define XSCHED_TOOLS_JSON_H
 
 #include <stddef.h>
 
@@ -72,4 +72,4 @@ int json_end(struct json *j);
 /* 1-based line and column of byte @pos. */
 void json_line_col(const struct json *j, size_t pos, size_t *line, size_t *col);
 
-#endif /* XSCHED_TRACE_JSON_H */
+#endif /* XSCHED_TOOLS_JSON_H */
