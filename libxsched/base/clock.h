@@ -6,6 +6,10 @@
  * bounds compare times taken by different threads, and the daemon's BPF
  * programs stamp with the same clock (bpf_ktime_get_ns()), so every
  * runtime time is this one.
+ *
+ * xs_tsc() is the cheap counter for intervals one thread measures on its
+ * own (profile events, XSCHED_DLB=auto's task samples): the time-stamp
+ * counter where there is one, else the same nanoseconds.
  */
 #ifndef XSCHED_CLOCK_H
 #define XSCHED_CLOCK_H
@@ -19,6 +23,15 @@ static inline uint64_t xs_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t xs_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	return xs_now_ns();
+#endif
 }
 
 #endif /* XSCHED_CLOCK_H */

@@ -13,9 +13,9 @@
 #define XSCHED_PROFILE_H
 
 #include <stdint.h>
-#include <time.h>
 
 #include "base/atomics.h"
+#include "base/clock.h"
 
 enum xs_event_type {
 	XS_EV_THREAD,      /* a worker's life inside the runtime */
@@ -47,18 +47,6 @@ struct xs_profile_log {
 	uint32_t tid;          /* the worker thread's kernel tid */
 	char name[16];         /* its name (/proc/.../comm) */
 };
-
-static inline uint64_t xs_tsc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	return __builtin_ia32_rdtsc();
-#else
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#endif
-}
 
 struct xs_profile_log *xs_profile_log_create(uint64_t cap);
 void xs_profile_log_destroy(struct xs_profile_log *log);
