@@ -102,9 +102,7 @@ struct xsd_client {
 	uint64_t id;
 	uint64_t hello_ns;  /* CLOCK_MONOTONIC of its last HELLO, 0: none */
 	uint64_t last_ns;   /* of its last request, or of its connection */
-	uint64_t cpu_ticks; /* share.c: the process's CPU time at cpu_ns */
-	uint64_t cpu_ns;
-	uint64_t busy_ns;   /* share.c: when it was last seen using a CPU */
+	struct xsd_client_share share; /* share.c's */
 	bool parked;        /* no receive armed: freed once its replies are read */
 	bool fds_sent;      /* a reply with descriptors may still be unread */
 	bool deferred;      /* a request of `pending` bytes waits for tokens */
@@ -401,11 +399,19 @@ const struct xsd_client *xsd_client_next(const struct xsd_client *c)
 	return c->next;
 }
 
-uint64_t *xsd_client_cpu(struct xsd_client *c, uint64_t **cpu_ns, uint64_t **busy_ns)
+struct xsd_client_share *xsd_client_share(struct xsd_client *c)
 {
-	*cpu_ns = &c->cpu_ns;
-	*busy_ns = &c->busy_ns;
-	return &c->cpu_ticks;
+	return &c->share;
+}
+
+struct xsd_client *xsd_client_first(struct xsd *d)
+{
+	return d->clients;
+}
+
+struct xsd_client *xsd_client_next_mut(struct xsd_client *c)
+{
+	return c->next;
 }
 
 /* Slot identities: the daemon's private copy, a tid hash and a free list. */

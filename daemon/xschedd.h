@@ -121,6 +121,8 @@ struct xsd {
 	struct xs_abi_victim *rows;     /* current load-weighted rows */
 	/* arbitration (share.c): processes by pid, nprocs of nslots entries */
 	struct xs_abi_share *procs, *procs_next;
+	struct xsd_proc *proc_tmp;      /* scratch: one per client, sorted by pid */
+	uint32_t proc_tmp_len;
 	uint32_t nprocs, published_procs; /* published_procs: entries in the state */
 	uint64_t *slot_switches;        /* per slot, the switch count at the last tick */
 	uint32_t *cpu_owner;            /* per CPU index, the pid given it, 0: none */
@@ -210,9 +212,16 @@ void xsd_clients_tick(struct xsd *d, uint64_t now, bool second,
 		      void (*arm)(void *ctx, struct xsd_client *c), void *ctx);
 uint32_t xsd_client_uid(const struct xsd_client *c);
 uint32_t xsd_client_nslots(const struct xsd_client *c);
-/* share.c's per-client CPU sample: the ticks, when they were read, when
- * the process was last seen busy */
-uint64_t *xsd_client_cpu(struct xsd_client *c, uint64_t **cpu_ns, uint64_t **busy_ns);
+/* share.c's scratch per client: its slots this tick, and the CPU time of
+ * its process (clock ticks) when last sampled */
+struct xsd_client_share {
+	uint32_t workers, running;
+	uint64_t cpu_ticks, cpu_ns;  /* cpu_ns 0: not sampled yet */
+	uint64_t busy_ns;            /* when its process was last seen using a CPU */
+};
+struct xsd_client_share *xsd_client_share(struct xsd_client *c);
+struct xsd_client *xsd_client_first(struct xsd *d);
+struct xsd_client *xsd_client_next_mut(struct xsd_client *c);
 void *xsd_client_buf(struct xsd_client *c, size_t *len);
 int xsd_client_fd(const struct xsd_client *c);
 uint32_t xsd_client_pid(const struct xsd_client *c); /* SO_PEERCRED's */
