@@ -180,6 +180,10 @@ static void xsd_reload(struct xsd *d, struct xsd_loop *l)
 	d->opt.share_foreign = o.share_foreign;
 	d->opt.client_slots = o.client_slots;
 	d->opt.max_clients = o.max_clients;
+	d->opt.user_slots = o.user_slots;
+	d->opt.user_clients = o.user_clients;
+	d->opt.user_rate = o.user_rate;
+	d->opt.client_idle_ms = o.client_idle_ms;
 	d->opt.verbose = o.verbose;
 	xsd_timer_set(l, d);
 	xsd_log("SIGHUP: settings re-read (tick %lld ms, decay %lld%%, %lld slots per "
