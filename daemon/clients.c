@@ -691,6 +691,17 @@ static bool xsd_hung_up(int fd)
 	return p.revents & (POLLRDHUP | POLLHUP | POLLERR);
 }
 
+/* Whether the peer closed its end (our own shutdown(SHUT_RD) raises
+ * POLLRDHUP, not POLLHUP). */
+static bool xsd_peer_closed(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = 0 };
+
+	if (poll(&p, 1, 0) < 0)
+		return true;
+	return p.revents & (POLLHUP | POLLERR);
+}
+
 /* Act on the request of @n bytes in c->buf: 0 (answered: read the next),
  * XSD_CLIENT_DEFERRED (waits for its user's budget), -1 (dropped). */
 static int xsd_client_request(struct xsd *d, struct xsd_client *c, int n, uint64_t now)
@@ -788,8 +799,9 @@ int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
  * Every tick: requests that waited for their user's budget are served
  * (then @arm re-arms their receive); parked clients whose replies were
  * read, or whose peer is gone, are freed; and, every second, clients that
- * hold no slot and were silent for XSCHEDD_CLIENT_IDLE_MS are shut down
- * (their receive then ends and xsd_client_input() drops them).
+ * hold no slot and were silent for XSCHEDD_CLIENT_IDLE_MS have their
+ * receive side shut down (their receive then ends and xsd_client_input()
+ * drops them: closed, or parked while a reply with descriptors is unread).
  */
 void xsd_clients_tick(struct xsd *d, uint64_t now, bool second,
 		      void (*arm)(void *ctx, struct xsd_client *c), void *ctx)
@@ -803,7 +815,7 @@ void xsd_clients_tick(struct xsd *d, uint64_t now, bool second,
 			if (xsd_client_request(d, c, c->pending, now) == 0)
 				arm(ctx, c);
 		} else if (c->parked) {
-			if (second && (xsd_unread(c) <= 0 || xsd_hung_up(c->fd)))
+			if (second && (xsd_unread(c) <= 0 || xsd_peer_closed(c->fd)))
 				xsd_client_free(d, c);
 		} else if (second && !c->nslots && !c->slow && now - c->last_ns > idle) {
 			xsd_log_limited(&xsd_rl_refused, XSD_LOG_INFO,
@@ -812,7 +824,9 @@ void xsd_clients_tick(struct xsd *d, uint64_t now, bool second,
 					(unsigned long long)c->id, c->pid, c->uid,
 					(long long)d->opt.client_idle_ms);
 			c->slow = true;
-			shutdown(c->fd, SHUT_RDWR);
+			/* only our receive side: POLLHUP keeps meaning that
+			 * the peer closed (a parked client waits for it) */
+			shutdown(c->fd, SHUT_RD);
 		}
 	}
 }

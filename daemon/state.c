@@ -192,7 +192,7 @@ int xsd_state_create(struct xsd *d)
  * was not (then what was cut is zeros now: to be rewritten). */
 static bool xsd_file_size_ok(int fd, size_t size, const char *name)
 {
-	struct stat st;
+	struct stat st = { .st_size = -1 };
 
 	if (fd < 0 || (!fstat(fd, &st) && (uint64_t)st.st_size == size))
 		return true;

@@ -8,7 +8,15 @@
  * be answered, with both descriptors, and the daemon must keep running.
  * The daemon runs with LimitNOFILE=1024, the soft limit of a unit that
  * sets none.
+ *
+ * And closing a connection does not let a user pile up more: with a 300 ms
+ * idle time, the user opens 400 connections over 2 s, each with one
+ * unread HELLO reply, and keeps every one; the replies it holds unread
+ * (each two descriptors charged to the daemon) stay within its
+ * connection limit (XSCHEDD_USER_CLIENTS, 64).
  */
+#include <sys/ioctl.h>
+
 #include "kselftest_harness.h"
 #include "xschedd-abuse.h"
 
@@ -71,6 +79,51 @@ TEST(unread_replies_do_not_starve_others)
 	if (_metadata->passed == 0)
 		xsd_abuse_log_tail(&t, 10);
 	xsd_abuse_kill(atk);
+	EXPECT_EQ(0, xsd_test_stop(&t));
+	xsd_abuse_user_remove(&u);
+}
+
+static int hoarder(void *arg)
+{
+	int fds[400], n = 0, unread = 0;
+
+	(void)arg;
+	for (int i = 0; i < 400; i++) {
+		fds[n] = xsd_abuse_connect(&t);
+		if (fds[n] < 0)
+			continue;
+		xsd_abuse_send(fds[n], XS_ABI_HELLO, NULL, 0);
+		n++;
+		xsd_test_sleep_ms(5);
+	}
+	xsd_test_sleep_ms(500);
+	for (int i = 0; i < n; i++) {
+		int q = 0;
+
+		unread += !ioctl(fds[i], FIONREAD, &q) && q > 0;
+	}
+	xsd_say("# hoarder: %d connections made, %d hold an unread reply\n", n, unread);
+	return unread > 64 ? 1 : 0;
+}
+
+TEST(closed_connections_do_not_pile_up)
+{
+	const char *why = xsd_abuse_no_run_why();
+	struct xsd_abuse_user u = { 0 };
+	int status = -1, ret;
+	pid_t atk;
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, xsd_abuse_user_create(&u, "unread"));
+	setenv("XSCHEDD_CLIENT_IDLE_MS", "300", 1);
+	ret = xsd_test_start(&t);
+	unsetenv("XSCHEDD_CLIENT_IDLE_MS");
+	ASSERT_EQ(0, ret) xsd_test_dump_log(&t);
+	atk = xsd_abuse_spawn(&u, 30, hoarder, NULL);
+	ASSERT_LT(0, atk);
+	ASSERT_EQ(atk, waitpid(atk, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	EXPECT_EQ(0, xsd_test_stop(&t));
 	xsd_abuse_user_remove(&u);
 }
