@@ -11,10 +11,12 @@
  * client (a receive of one request). Exit removes what was published.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -34,7 +36,10 @@ struct xsd_loop {
 	uint64_t timer_buf;
 	struct signalfd_siginfo sig_buf;
 	bool stop;
+	bool accept_paused;  /* accept failed: tried again at the next tick */
 };
+
+static struct xsd_ratelimit xsd_rl_accept;
 
 static struct io_uring_sqe *xsd_sqe(struct xsd_loop *l)
 {
@@ -74,6 +79,11 @@ static void xsd_arm_client(struct xsd_loop *l, struct xsd_client *c)
 	io_uring_sqe_set_data(sqe, c); /* malloc'd: low bits are 0 */
 }
 
+static void xsd_arm_client_cb(void *ctx, struct xsd_client *c)
+{
+	xsd_arm_client(ctx, c);
+}
+
 static int xsd_timer_set(struct xsd_loop *l, const struct xsd *d)
 {
 	struct itimerspec its = { 0 };
@@ -85,10 +95,11 @@ static int xsd_timer_set(struct xsd_loop *l, const struct xsd *d)
 	return timerfd_settime(l->timer_fd, 0, &its, NULL) ? -errno : 0;
 }
 
-static void xsd_tick(struct xsd *d)
+static void xsd_tick(struct xsd *d, struct xsd_loop *l)
 {
 	uint64_t now = xsd_now_ns();
 	uint32_t *load = malloc(d->topo->ncpus * sizeof(*load));
+	bool second = (d->ticks + 1) % (1000 / (uint64_t)d->opt.tick_ms + 1) == 0;
 
 	xsd_sample_tick(d, now);
 	xsd_shares_tick(d, now);
@@ -100,7 +111,40 @@ static void xsd_tick(struct xsd *d)
 	}
 	if (++d->ticks % (1000 / (uint64_t)d->opt.tick_ms + 1) == 0)
 		xsd_clients_reap_dead_tids(d);
+	xsd_clients_tick(d, now, second, xsd_arm_client_cb, l);
+	/* Each tick that is due pings: a loop that hangs stops the pings and
+	 * systemd restarts us (WatchdogSec=). */
+	if (d->watchdog_ns && now - d->watchdog_last_ns >= d->watchdog_ns / 2) {
+		xsd_notify("WATCHDOG=1");
+		d->watchdog_last_ns = now;
+	}
+	if (l->accept_paused) {
+		l->accept_paused = false;
+		xsd_arm_accept(l, d);
+	}
 	xsd_state_publish(d, xsd_now_ns());
+}
+
+/* WATCHDOG_USEC (sd_watchdog_enabled(3)) in ns, 0: no watchdog or not
+ * ours (WATCHDOG_PID names another process). */
+static uint64_t xsd_watchdog_ns(void)
+{
+	const char *us = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+	unsigned long long v;
+	char *end;
+
+	if (!us || !*us)
+		return 0;
+	if (pid && *pid && strtol(pid, NULL, 10) != (long)getpid())
+		return 0;
+	errno = 0;
+	v = strtoull(us, &end, 10);
+	if (errno || *end || !v || v > UINT64_MAX / 1000u) {
+		xsd_log_at(XSD_LOG_WARNING, "WATCHDOG_USEC=\"%s\": not a period: no watchdog "
+			   "pings\n", us);
+		return 0;
+	}
+	return v * 1000u;
 }
 
 /* STATUS= for `systemctl status`: what the daemon does now. */
@@ -136,6 +180,10 @@ static void xsd_reload(struct xsd *d, struct xsd_loop *l)
 	d->opt.share_foreign = o.share_foreign;
 	d->opt.client_slots = o.client_slots;
 	d->opt.max_clients = o.max_clients;
+	d->opt.user_slots = o.user_slots;
+	d->opt.user_clients = o.user_clients;
+	d->opt.user_rate = o.user_rate;
+	d->opt.client_idle_ms = o.client_idle_ms;
 	d->opt.verbose = o.verbose;
 	xsd_timer_set(l, d);
 	xsd_log("SIGHUP: settings re-read (tick %lld ms, decay %lld%%, %lld slots per "
@@ -165,7 +213,7 @@ static int xsd_loop_run(struct xsd *d, struct xsd_loop *l)
 			io_uring_cqe_seen(&l->ring, cqe);
 			switch (tag & XSD_EV_MASK ? tag : XSD_EV_CLIENT) {
 			case XSD_EV_TICK:
-				xsd_tick(d);
+				xsd_tick(d, l);
 				xsd_arm_read(l, l->timer_fd, &l->timer_buf,
 					     sizeof(l->timer_buf), XSD_EV_TICK);
 				break;
@@ -189,7 +237,15 @@ static int xsd_loop_run(struct xsd *d, struct xsd_loop *l)
 					if (c)
 						xsd_arm_client(l, c);
 				} else if (res != -EINTR && res != -ECONNABORTED) {
-					xsd_log("accept: %s\n", strerror(-res));
+					/* EMFILE and the like do not pass by
+					 * themselves: retrying at once would spin.
+					 * The next tick tries again; the backlog
+					 * waits. */
+					xsd_log_limited(&xsd_rl_accept, XSD_LOG_WARNING,
+							"accept: %s: accepting again at the next "
+							"tick\n", strerror(-res));
+					l->accept_paused = true;
+					break;
 				}
 				xsd_arm_accept(l, d);
 				break;
@@ -206,25 +262,73 @@ static int xsd_loop_run(struct xsd *d, struct xsd_loop *l)
 	return 0;
 }
 
+/*
+ * The runtime directory: created 0755 if missing; else it must be a
+ * directory (not a link to one) owned by the daemon's user that no one
+ * else may write, since whoever can write it could replace the socket or
+ * swap a file for a symlink between two of our calls. Then one daemon per
+ * directory: an flock() on <dir>/lock, held until exit.
+ */
 static int xsd_runtime_dir(struct xsd *d)
 {
+	const char *dir = d->opt.runtime_dir;
+	char lock[PATH_MAX + 8];
 	struct stat st;
+	int fd;
 
-	if (!mkdir(d->opt.runtime_dir, 0755)) {
+	if (!mkdir(dir, 0755))
 		d->created_dir = true;
-		return 0;
+	else if (errno != EEXIST)
+		goto fail_errno;
+	if (lstat(dir, &st))
+		goto fail_errno;
+	if (!S_ISDIR(st.st_mode)) {
+		xsd_log_at(XSD_LOG_ERR, "XSCHEDD_RUNTIME_DIR=\"%s\": not a directory%s\n", dir,
+			   S_ISLNK(st.st_mode) ? " (a symbolic link)" : "");
+		return -ENOTDIR;
 	}
-	if (errno == EEXIST && !stat(d->opt.runtime_dir, &st) && S_ISDIR(st.st_mode))
-		return 0;
-	xsd_log("XSCHEDD_RUNTIME_DIR=\"%s\": %s\n", d->opt.runtime_dir,
-		errno == EEXIST ? "exists and is not a directory" : strerror(errno));
-	return -ENOTDIR;
+	if (st.st_uid != geteuid()) {
+		xsd_log_at(XSD_LOG_ERR,
+			   "XSCHEDD_RUNTIME_DIR=\"%s\" is owned by uid %u, not by xschedd's uid "
+			   "%u: refused (its owner could replace the socket)\n",
+			   dir, (unsigned int)st.st_uid, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	if (st.st_mode & 022) {
+		xsd_log_at(XSD_LOG_ERR,
+			   "XSCHEDD_RUNTIME_DIR=\"%s\" is writable by its group or others (mode "
+			   "%04o): refused (they could replace the socket); chmod go-w it\n",
+			   dir, (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	snprintf(lock, sizeof(lock), "%s/lock", dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		xsd_log_at(XSD_LOG_ERR, "%s: %s\n", lock, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno;
+
+		xsd_log_at(XSD_LOG_ERR, "%s: %s\n", lock,
+			   err == EWOULDBLOCK ? "another xschedd runs on this directory" :
+			   strerror(err));
+		close(fd);
+		d->created_dir = false;
+		return -EBUSY;
+	}
+	d->lock_fd = fd;
+	return 0;
+
+fail_errno:
+	xsd_log_at(XSD_LOG_ERR, "XSCHEDD_RUNTIME_DIR=\"%s\": %s\n", dir, strerror(errno));
+	return -errno;
 }
 
 int main(int argc, char **argv)
 {
 	struct xsd d = { .state_fd = -1, .state_ro_fd = -1, .workers_fd = -1,
-			 .workers_ro_fd = -1, .listen_fd = -1 };
+			 .workers_ro_fd = -1, .listen_fd = -1, .lock_fd = -1 };
 	struct xsd_loop l = { .timer_fd = -1, .signal_fd = -1 };
 	bool ring = false;
 	sigset_t mask;
@@ -243,8 +347,7 @@ int main(int argc, char **argv)
 
 	d.topo = xs_topology_load(*d.opt.sysfs_root ? d.opt.sysfs_root : NULL);
 	d.base = d.topo ? xs_victim_table_build(d.topo) : NULL;
-	d.owner = calloc(d.nslots, sizeof(*d.owner));
-	if (!d.topo || !d.base || !d.owner) {
+	if (!d.topo || !d.base || xsd_slots_init(&d)) {
 		xsd_log("topology: %s\n", strerror(errno));
 		ret = -ENOMEM;
 		goto out;
@@ -299,6 +402,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = io_uring_queue_init(256, &l.ring, 0);
+	if (!ret)
+		xsd_fd_budget(&d); /* everything the daemon keeps is open now */
 	if (ret) {
 		xsd_log("io_uring: %s\n", strerror(-ret));
 		goto out;
@@ -316,6 +421,7 @@ int main(int argc, char **argv)
 		ret = -errno;
 		goto out;
 	}
+	d.watchdog_ns = xsd_watchdog_ns();
 	xsd_notify_status(&d);
 	ret = xsd_loop_run(&d, &l);
 	xsd_notify("STOPPING=1");
@@ -330,8 +436,15 @@ out:
 		unlink(path);
 	}
 	xsd_state_remove(&d);
+	if (d.lock_fd >= 0 && d.created_dir) {
+		/* the directory goes: its lock with it, still held */
+		snprintf(path, sizeof(path), "%s/lock", d.opt.runtime_dir);
+		unlink(path);
+	}
 	if (d.created_dir)
 		rmdir(d.opt.runtime_dir);
+	if (d.lock_fd >= 0)
+		close(d.lock_fd);
 	xsd_bpf_stop(&d);
 	if (l.timer_fd >= 0)
 		close(l.timer_fd);
@@ -343,7 +456,7 @@ out:
 	xsd_shares_free(&d);
 	free(d.rows);
 	free(d.load_level);
-	free(d.owner);
+	xsd_slots_free(&d);
 	xs_victim_table_free(d.base);
 	xs_topology_free(d.topo);
 	return ret ? 1 : 0;

@@ -56,6 +56,19 @@ static const struct xsd_opt_def xsd_opts[] = {
 	  65536, "1..65536", "worker slots one client may hold", NULL },
 	{ "XSCHEDD_MAX_CLIENTS", "max-clients", XSD_INT, XSD_OPT(max_clients), 1024, 1,
 	  65536, "1..65536", "connected clients at most", NULL },
+	{ "XSCHEDD_USER_SLOTS", "user-slots", XSD_INT, XSD_OPT(user_slots), 0, 0, 65536,
+	  "0..65536", "worker slots one user may hold; 0: a quarter of XSCHEDD_SLOTS, at "
+	  "least XSCHEDD_CLIENT_SLOTS", NULL },
+	{ "XSCHEDD_USER_CLIENTS", "user-clients", XSD_INT, XSD_OPT(user_clients), 64, 1,
+	  65536, "1..65536", "connected clients one user may have", NULL },
+	{ "XSCHEDD_USER_RATE", "user-rate", XSD_INT, XSD_OPT(user_rate), 2000, 1, 1000000,
+	  "1..1000000",
+	  "request units (one per request and one per tid) a user may send per second; "
+	  "more wait", NULL },
+	{ "XSCHEDD_CLIENT_IDLE_MS", "client-idle-ms", XSD_INT, XSD_OPT(client_idle_ms), 60000,
+	  100, 86400000, "100..86400000",
+	  "milliseconds a client holding no slots may stay silent before it is closed",
+	  NULL },
 	{ "XSCHEDD_SOCKET_MODE", "socket-mode", XSD_OCTAL, XSD_OPT(socket_mode), 0666, 0,
 	  0777, "an octal mode 0..0777", "permissions of the client socket", NULL },
 	{ "XSCHEDD_BPF", "bpf", XSD_ENUM, XSD_OPT(bpf), XSD_BPF_AUTO, 0, 2, "auto, on or off",
@@ -303,6 +316,11 @@ int xsd_options_load(const struct xsd_cmdline *cl, struct xsd_options *opt)
 		snprintf(where, sizeof(where), "--%s", xsd_opts[c - 256].longopt);
 		if (xsd_opt_set(&xsd_opts[c - 256], optarg, where, opt))
 			ret = -EINVAL;
+	}
+	if (!ret && opt->user_slots > opt->slots) {
+		xsd_log("XSCHEDD_USER_SLOTS=%lld is more than XSCHEDD_SLOTS=%lld\n",
+			(long long)opt->user_slots, (long long)opt->slots);
+		ret = -EINVAL;
 	}
 	if (!ret && opt->client_slots > opt->slots) {
 		xsd_log("XSCHEDD_CLIENT_SLOTS=%lld is more than XSCHEDD_SLOTS=%lld\n",

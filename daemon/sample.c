@@ -156,7 +156,8 @@ static void xsd_sample_proc(struct xsd *d, uint64_t now_ns)
 		char st = 0;
 		int i;
 
-		if (!d->owner[s] || xsd_task_stat(w->pid, w->tid, &ticks, &st, &cpu))
+		if (!d->owner[s] ||
+		    xsd_task_stat(d->slot_pid[s], d->slot_tid[s], &ticks, &st, &cpu))
 			continue;
 		if (w->state == XS_ABI_WORKER_UNKNOWN)
 			wticks[s] = ticks;

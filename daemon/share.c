@@ -8,32 +8,55 @@
  *      other work keeps busy (the decayed foreign loads summed, rounded
  *      down after adding a tenth of a CPU, as libgomp biases its load
  *      average), at least 1; all of ours with XSCHEDD_SHARE_FOREIGN=0.
- *   2. The processes: the pids of the clients holding slots (SO_PEERCRED,
- *      so a process cannot speak for another). One is active while one of
- *      its workers is on a CPU, waiting for one, or was switched in since
- *      the last tick (BPF: its switch count moved; degraded mode: /proc
- *      shows CPU time or state R), and for XSCHEDD_SHARE_HOLD_MS after.
- *      A HELLO counts too, for the same time, slots or not: a program
- *      asks for its share before it starts its first team (the drop-in
- *      under OMP_DYNAMIC), and two programs started together must each
- *      see the other then, not once their teams run.
- *      An idle process keeps its entry with cpus 0: its part goes to the
- *      others. A process that unregisters or exits leaves the table.
- *   3. The division: equal parts in pid order, the remainder one CPU each
- *      to the first ones, at least 1 each.
+ *   2. The processes: the pids of the clients holding slots, and of those
+ *      that said HELLO within XSCHEDD_SHARE_HOLD_MS (SO_PEERCRED at
+ *      connect, held by a pidfd: a process cannot speak for another). One
+ *      is active while it uses a CPU: one of its workers is on a CPU or
+ *      waiting for one at the tick, or its threads' CPU time
+ *      (/proc/PID/stat, sampled every XSD_CPU_SAMPLE_NS) grew by at least
+ *      XSD_CPU_BUSY_TICKS clock ticks in the last sample (a tenth of a CPU
+ *      and more), and for XSCHEDD_SHARE_HOLD_MS after. A HELLO alone, or a
+ *      worker woken now and then, counts for nothing: a process cannot
+ *      take a share without using it. A program asks for its share before
+ *      its first team (the drop-in under OMP_DYNAMIC); it is counted once
+ *      its start-up has used a CPU for a sample, and reads a newcomer's
+ *      part until then. An idle process keeps its entry with cpus 0: its
+ *      part goes to the others. A process that unregisters or exits
+ *      leaves the table.
+ *   3. The division, as the kernel's fair scheduling does with a group per
+ *      user: equal parts per user with an active process (the remainder
+ *      one CPU each to the lowest uids), then each user's part in equal
+ *      parts among its active processes (the remainder to the lowest
+ *      pids). The parts add up to the usable CPUs, never more: with more
+ *      active users or processes than CPUs, the last get none.
  *   4. The sets: CPUs taken node by node (every CPU of a node before the
  *      next node's), the ones other work keeps busiest left out, handed out
- *      in the same pid order; a process gets as many as its share while
- *      they last (more active processes than CPUs: the last get none).
+ *      in pid order; a process gets as many as its share.
  *
  * Only the event loop's thread runs this; the result reaches readers in
  * the tick's seqlock write section (xsd_state_publish()).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xschedd.h"
+
+/* How often a listed process's CPU time is read, and how much it must
+ * have grown (clock ticks, USER_HZ) for the process to count as busy:
+ * 2 ticks in 100 ms is 10 ms of CPU at least, a tenth of a CPU. */
+#define XSD_CPU_SAMPLE_NS 100000000ull
+#define XSD_CPU_BUSY_TICKS 2
+
+/* A process this tick: its entry, its user, whether it uses a CPU. */
+struct xsd_proc {
+	struct xs_abi_share s;
+	uint32_t uid;
+	bool busy;
+};
 
 int xsd_shares_init(struct xsd *d)
 {
@@ -41,11 +64,13 @@ int xsd_shares_init(struct xsd *d)
 
 	d->procs = calloc(d->nslots, sizeof(*d->procs));
 	d->procs_next = calloc(d->nslots, sizeof(*d->procs_next));
+	d->proc_tmp = calloc(d->nslots, sizeof(*d->proc_tmp));
 	d->slot_switches = calloc(d->nslots, sizeof(*d->slot_switches));
 	d->cpu_owner = calloc(n, sizeof(*d->cpu_owner));
 	d->cpu_order = calloc(n, sizeof(*d->cpu_order));
 	d->share_cpus = n;
-	return d->procs && d->procs_next && d->slot_switches && d->cpu_owner && d->cpu_order
+	return d->procs && d->procs_next && d->proc_tmp && d->slot_switches && d->cpu_owner &&
+		       d->cpu_order
 		       ? 0
 		       : -ENOMEM;
 }
@@ -54,6 +79,7 @@ void xsd_shares_free(struct xsd *d)
 {
 	free(d->procs);
 	free(d->procs_next);
+	free(d->proc_tmp);
 	free(d->slot_switches);
 	free(d->cpu_owner);
 	free(d->cpu_order);
@@ -61,9 +87,9 @@ void xsd_shares_free(struct xsd *d)
 
 static int xsd_proc_cmp(const void *a, const void *b)
 {
-	const struct xs_abi_share *x = a, *y = b;
+	const struct xsd_proc *x = a, *y = b;
 
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	return x->s.pid < y->s.pid ? -1 : x->s.pid > y->s.pid;
 }
 
 /* @t (CLOCK_MONOTONIC, 0: never) lies within the hold time before @now. */
@@ -72,9 +98,45 @@ static bool xsd_share_recent(const struct xsd *d, uint64_t t, uint64_t now)
 	return t && now - t <= (uint64_t)d->opt.share_hold_ms * 1000000u;
 }
 
-static bool xsd_share_active(const struct xsd *d, const struct xs_abi_share *p, uint64_t now)
+/* CPU time (utime + stime, clock ticks) of process @pid's threads. */
+static int xsd_proc_ticks(uint32_t pid, uint64_t *ticks)
 {
-	return xsd_share_recent(d, p->active_ns, now);
+	char path[64], buf[512], *p;
+	unsigned long long ut, st;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold anything but its end */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			 &st) != 2)
+		return -EBADMSG;
+	*ticks = ut + st;
+	return 0;
+}
+
+/* Sample @c's process CPU time when due; whether it is busy now. */
+static bool xsd_client_busy(struct xsd *d, struct xsd_client *c, uint64_t now)
+{
+	struct xsd_client_share *sh = xsd_client_share(c);
+	uint64_t ticks;
+
+	if ((!sh->cpu_ns || now - sh->cpu_ns >= XSD_CPU_SAMPLE_NS) &&
+	    !xsd_proc_ticks(xsd_client_pid(c), &ticks)) {
+		if (sh->cpu_ns && ticks >= sh->cpu_ticks + XSD_CPU_BUSY_TICKS)
+			sh->busy_ns = now;
+		sh->cpu_ticks = ticks;
+		sh->cpu_ns = now;
+	}
+	return sh->running || xsd_share_recent(d, sh->busy_ns, now);
 }
 
 /* The CPU indexes node by node into cpu_order (xsd_share_drop_busy() then
@@ -127,84 +189,126 @@ static bool xsd_slot_running(uint32_t state)
 	       state == XS_ABI_WORKER_PREEMPTED || state == XS_ABI_WORKER_UNKNOWN;
 }
 
-/* @pid's entry in next[0..*@n): found, or added with the activity it had
- * at the last tick while fewer than nslots are listed. Returns its index,
- * or *@n when the table is full. */
-static uint32_t xsd_share_entry(const struct xsd *d, struct xs_abi_share *next, uint32_t *n,
-				uint32_t pid)
+/* active_ns of @pid in the last tick's table (sorted by pid), or 0. */
+static uint64_t xsd_share_last_active(const struct xsd *d, uint32_t pid)
 {
-	uint32_t i;
+	uint32_t lo = 0, hi = d->nprocs;
 
-	for (i = 0; i < *n && next[i].pid != pid; i++)
-		;
-	if (i < *n || *n == d->nslots)
-		return i;
-	memset(&next[i], 0, sizeof(next[i]));
-	next[i].pid = pid;
-	for (uint32_t o = 0; o < d->nprocs; o++)
-		if (d->procs[o].pid == pid)
-			next[i].active_ns = d->procs[o].active_ns;
-	++*n;
-	return i;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nprocs && d->procs[lo].pid == pid ? d->procs[lo].active_ns : 0;
+}
+
+/* Equal parts of @cpus among the @n entries of @p that are busy, the
+ * remainder to the first: each gets s.cpus. */
+static void xsd_share_split(struct xsd_proc **p, uint32_t n, uint32_t cpus)
+{
+	for (uint32_t i = 0, a = 0; i < n; i++)
+		p[i]->s.cpus = n ? cpus / n + (a++ < cpus % n) : 0;
+}
+
+static int xsd_proc_uid_cmp(const void *a, const void *b)
+{
+	const struct xsd_proc *x = *(struct xsd_proc *const *)a;
+	const struct xsd_proc *y = *(struct xsd_proc *const *)b;
+
+	if (x->uid != y->uid)
+		return x->uid < y->uid ? -1 : 1;
+	return x->s.pid < y->s.pid ? -1 : x->s.pid > y->s.pid;
 }
 
 void xsd_shares_tick(struct xsd *d, uint64_t now)
 {
+	struct xsd_proc *tmp = d->proc_tmp, **act;
 	struct xs_abi_share *next = d->procs_next;
-	uint32_t n = 0, active = 0, usable, base, rem, k, j;
+	uint32_t n = 0, m = 0, nact = 0, nusers = 0, active = 0, usable, k, j;
 
-	/* 2. the processes and their activity */
+	/* 2. the slots of each client this tick */
+	for (struct xsd_client *c = xsd_client_first(d); c; c = xsd_client_next_mut(c)) {
+		struct xsd_client_share *sh = xsd_client_share(c);
+
+		sh->workers = 0;
+		sh->running = 0;
+	}
 	for (uint32_t s = 0; s < d->nslots; s++) {
-		const struct xs_abi_worker *w = &d->workers[s];
-		uint32_t pid, state, i;
-		uint64_t sw;
-		bool ran;
+		struct xsd_client_share *sh;
+		uint32_t state;
 
 		if (!d->owner[s])
 			continue;
-		pid = xsd_client_pid(d->owner[s]);
+		sh = xsd_client_share(d->owner[s]);
 		/* Relaxed: BPF rewrites the slot at every switch (degraded
 		 * mode: this thread at the tick); a value one switch old is
-		 * what any reader of the array gets. */
-		state = __atomic_load_n(&w->state, __ATOMIC_RELAXED);
-		sw = __atomic_load_n(&w->switches, __ATOMIC_RELAXED);
-		ran = d->mode == XS_ABI_MODE_BPF ? sw != d->slot_switches[s]
-						 : d->wticks_moved && d->wticks_moved[s];
-		d->slot_switches[s] = sw;
-		/* Never full here: at most one new entry per slot. */
-		i = xsd_share_entry(d, next, &n, pid);
-		next[i].workers++;
-		if (xsd_slot_running(state))
-			next[i].running++;
-		if (ran || xsd_slot_running(state))
-			next[i].active_ns = now;
+		 * what any reader of the array gets. Only counted, never
+		 * used as an index. */
+		state = __atomic_load_n(&d->workers[s].state, __ATOMIC_RELAXED);
+		sh->workers++;
+		/* degraded mode: CPU ticks that moved are CPU used */
+		if (xsd_slot_running(state) ||
+		    (d->mode != XS_ABI_MODE_BPF && d->wticks_moved && d->wticks_moved[s]))
+			sh->running++;
 	}
-	for (const struct xsd_client *c = d->clients; c; c = xsd_client_next(c)) {
-		uint64_t hello = xsd_client_hello_ns(c);
-		uint32_t pid = xsd_client_pid(c), i;
+	/* the processes: clients with slots or a recent HELLO, one entry
+	 * each, then merged by pid */
+	for (struct xsd_client *c = xsd_client_first(d); c && n < d->nslots;
+	     c = xsd_client_next_mut(c)) {
+		struct xsd_client_share *sh = xsd_client_share(c);
 
-		if (!xsd_share_recent(d, hello, now))
+		if (!sh->workers && !xsd_share_recent(d, xsd_client_hello_ns(c), now))
 			continue;
-		i = xsd_share_entry(d, next, &n, pid);
-		if (i == n)
-			continue; /* more processes than slots: the registered first */
-		if (hello > next[i].active_ns)
-			next[i].active_ns = hello;
+		memset(&tmp[n], 0, sizeof(tmp[n]));
+		tmp[n].s.pid = xsd_client_pid(c);
+		tmp[n].s.workers = sh->workers;
+		tmp[n].s.running = sh->running;
+		tmp[n].uid = xsd_client_uid(c);
+		tmp[n].busy = xsd_client_busy(d, c, now);
+		n++;
 	}
-	qsort(next, n, sizeof(*next), xsd_proc_cmp);
+	qsort(tmp, n, sizeof(*tmp), xsd_proc_cmp);
+	for (uint32_t i = 0; i < n; i++) {
+		if (m && tmp[m - 1].s.pid == tmp[i].s.pid) {
+			tmp[m - 1].s.workers += tmp[i].s.workers;
+			tmp[m - 1].s.running += tmp[i].s.running;
+			tmp[m - 1].busy |= tmp[i].busy;
+			continue;
+		}
+		tmp[m++] = tmp[i];
+	}
+	n = m;
+	act = malloc((n ? n : 1) * sizeof(*act));
+	for (uint32_t i = 0; i < n; i++) {
+		tmp[i].s.active_ns = tmp[i].busy ? now : xsd_share_last_active(d, tmp[i].s.pid);
+		if (tmp[i].busy && act)
+			act[nact++] = &tmp[i];
+	}
 
-	/* 1. the CPUs, 3. the division */
+	/* 1. the CPUs, 3. the division: per user, then per process */
 	usable = xsd_share_cpus(d);
-	for (uint32_t i = 0; i < n; i++)
-		active += xsd_share_active(d, &next[i], now);
-	base = active ? usable / active : 0;
-	rem = active ? usable % active : 0;
-	for (uint32_t i = 0, a = 0; i < n; i++) {
-		if (!xsd_share_active(d, &next[i], now))
-			continue;
-		next[i].cpus = base + (a++ < rem);
-		if (!next[i].cpus)
-			next[i].cpus = 1;
+	if (act) {
+		qsort(act, nact, sizeof(*act), xsd_proc_uid_cmp);
+		for (uint32_t i = 0; i < nact; i++)
+			nusers += !i || act[i]->uid != act[i - 1]->uid;
+		for (uint32_t i = 0, u = 0; i < nact; u++) {
+			uint32_t e = i, part = usable / nusers + (u < usable % nusers);
+
+			while (e < nact && act[e]->uid == act[i]->uid)
+				e++;
+			xsd_share_split(act + i, e - i, part);
+			i = e;
+		}
+		free(act);
+	}
+	/* share_active: the processes counted in the division, those left
+	 * without a CPU (more of them than CPUs) included */
+	for (uint32_t i = 0; i < n; i++) {
+		next[i] = tmp[i].s;
+		active += tmp[i].busy;
 	}
 
 	/* 4. the sets */

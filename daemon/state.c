@@ -7,9 +7,21 @@
  * own writable descriptor from the creation). Every tick rewrites the
  * changing part inside one seqlock write section. At exit the header says
  * XS_ABI_F_EXITED (mappings that outlive the file see it) and the files go.
+ *
+ * The daemon never trusts what is in the file: whoever can write it (root,
+ * or the daemon's user) may change or truncate it under us. The layout
+ * (offsets, counts), the sequence and generation counters and, in degraded
+ * mode, the worker array live in private memory; a tick only writes the
+ * file, from them. Before each write section the file's size and layout
+ * lines are compared with ours and restored (with everything written once
+ * at creation) if they differ; a truncation that races with the writes
+ * raises SIGBUS, which ends the write section early (siglongjmp) and the
+ * next tick restores the file.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,55 +102,106 @@ int xsd_workers_file_create(struct xsd *d)
 
 	d->workers_size = xsd_align((size_t)d->nslots * sizeof(struct xs_abi_worker),
 				    (size_t)sysconf(_SC_PAGESIZE));
+	/* the daemon's own copy: the file is a copy of it, written per tick */
+	d->workers = calloc(1, d->workers_size);
+	if (!d->workers)
+		return -ENOMEM;
 	ret = xsd_publish_file(d, XS_ABI_WORKERS_FILE, d->workers_size, &p, &d->workers_fd,
 			       &d->workers_ro_fd);
 	if (ret)
 		return ret;
-	d->workers = p;
+	d->workers_map = p;
 	return xsd_rename_into_place(d, XS_ABI_WORKERS_FILE);
+}
+
+static sigjmp_buf xsd_bus_jmp;
+static volatile sig_atomic_t xsd_bus_armed;
+static struct xsd_ratelimit xsd_rl_state;
+
+/* SIGBUS while writing a mapping of ours: the file was truncated. */
+static void xsd_on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	if (xsd_bus_armed) {
+		xsd_bus_armed = 0;
+		siglongjmp(xsd_bus_jmp, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* What is written once: the layout lines, the CPU and node ids, and the
+ * fields that change only at start. From private memory only. */
+static void xsd_state_static(struct xsd *d)
+{
+	const struct xs_topology *t = d->topo;
+	struct xs_abi_header *h = d->state;
+	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + d->layout.cpu_off);
+	struct xs_abi_node *nodes = (struct xs_abi_node *)((char *)h + d->layout.node_off);
+
+	memcpy(h, &d->layout, offsetof(struct xs_abi_header, seq));
+	__atomic_store_n(&h->seq, d->seq, __ATOMIC_RELAXED);
+	h->daemon_pid = (uint32_t)getpid();
+	h->flags = d->state_flags;
+	for (uint32_t i = 0; i < d->layout.ncpus; i++) {
+		cpus[i].cpu = t->cpus[i].cpu;
+		cpus[i].node = t->cpus[i].node;
+		if (!d->cpu || !d->cpu[i].primed)
+			cpus[i].idle_permille = 1000;
+	}
+	for (uint32_t i = 0; i < d->layout.nnodes; i++)
+		nodes[i].node = t->node_ids[i];
 }
 
 int xsd_state_create(struct xsd *d)
 {
 	const struct xs_topology *t = d->topo;
-	uint32_t n = t->ncpus;
-	struct xs_abi_header layout;
-	struct xs_abi_header *h;
+	struct sigaction sa = { .sa_sigaction = xsd_on_sigbus, .sa_flags = SA_SIGINFO };
 	uint64_t size;
 	int ret;
 	void *p;
 
-	memset(&layout, 0, sizeof(layout));
-	size = xs_abi_layout(&layout, n, t->nnodes, d->nslots, (uint64_t)sysconf(_SC_PAGESIZE));
+	memset(&d->layout, 0, sizeof(d->layout));
+	size = xs_abi_layout(&d->layout, t->ncpus, t->nnodes, d->nslots,
+			     (uint64_t)sysconf(_SC_PAGESIZE));
 	if (size > UINT32_MAX) {
-		xsd_log("state file would be %llu bytes: too many CPUs or slots\n",
-			(unsigned long long)size);
+		xsd_log_at(XSD_LOG_ERR, "state file would be %llu bytes: too many CPUs or slots\n",
+			   (unsigned long long)size);
 		return -E2BIG;
 	}
+	d->layout.tick_ns = (uint64_t)d->opt.tick_ms * 1000000u;
+	d->layout.mode = d->mode;
+	d->state_flags = xsd_bpf_numa_attached(d) ? XS_ABI_F_NUMA_EVENTS : 0;
 	d->state_size = (size_t)size;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 	ret = xsd_publish_file(d, XS_ABI_STATE_FILE, d->state_size, &p, &d->state_fd,
 			       &d->state_ro_fd);
 	if (ret)
 		return ret;
-	h = d->state = p;
-	*h = layout; /* the file is new: nothing to order against */
-	h->tick_ns = (uint64_t)d->opt.tick_ms * 1000000u;
-	h->mode = d->mode;
-	h->daemon_pid = (uint32_t)getpid();
-	h->flags = xsd_bpf_numa_attached(d) ? XS_ABI_F_NUMA_EVENTS : 0;
-
-	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + h->cpu_off);
-	struct xs_abi_node *nodes = (struct xs_abi_node *)((char *)h + h->node_off);
-
-	for (uint32_t i = 0; i < n; i++) {
-		cpus[i].cpu = t->cpus[i].cpu;
-		cpus[i].node = t->cpus[i].node;
-		cpus[i].idle_permille = 1000;
-	}
-	for (uint32_t i = 0; i < t->nnodes; i++)
-		nodes[i].node = t->node_ids[i];
+	d->state = p;
+	/* the file is new: nothing to order against */
+	memcpy(d->state, &d->layout, sizeof(d->layout));
+	xsd_state_static(d);
 	xsd_state_publish(d, xsd_now_ns());
 	return xsd_rename_into_place(d, XS_ABI_STATE_FILE);
+}
+
+/* The size of the file behind @fd is @size, or is made so. false: it
+ * was not (then what was cut is zeros now: to be rewritten). */
+static bool xsd_file_size_ok(int fd, size_t size, const char *name)
+{
+	struct stat st = { .st_size = -1 };
+
+	if (fd < 0 || (!fstat(fd, &st) && (uint64_t)st.st_size == size))
+		return true;
+	xsd_log_limited(&xsd_rl_state, XSD_LOG_ERR,
+			"%s: someone changed its size to %lld bytes: restoring %zu\n", name,
+			(long long)st.st_size, size);
+	if (ftruncate(fd, (off_t)size))
+		xsd_log_limited(&xsd_rl_state, XSD_LOG_ERR, "%s: %s\n", name, strerror(errno));
+	return false;
 }
 
 /* "Node N MemFree:   123 kB" from sysfs, or /proc/meminfo without NUMA. */
@@ -170,19 +233,47 @@ static void xsd_node_mem(const struct xsd *d, uint32_t node_id, uint64_t *free_k
 void xsd_state_publish(struct xsd *d, uint64_t now_ns)
 {
 	struct xs_abi_header *h = d->state;
+	const struct xs_abi_header *lay = &d->layout;
 	const struct xs_topology *t = d->topo;
-	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + h->cpu_off);
-	struct xs_abi_node *nodes = (struct xs_abi_node *)((char *)h + h->node_off);
-	struct xs_abi_share *shares = (struct xs_abi_share *)((char *)h + h->share_off);
+	struct xs_abi_cpu *cpus = (struct xs_abi_cpu *)((char *)h + lay->cpu_off);
+	struct xs_abi_node *nodes = (struct xs_abi_node *)((char *)h + lay->node_off);
+	struct xs_abi_share *shares = (struct xs_abi_share *)((char *)h + lay->share_off);
 	uint64_t numa[4], free_kib[XS_MAX_NODES] = { 0 }, total_kib[XS_MAX_NODES] = { 0 };
 
 	/* everything slow happens before the write section */
 	for (uint32_t i = 0; i < t->nnodes; i++)
 		xsd_node_mem(d, t->node_ids[i], &free_kib[i], &total_kib[i]);
 	xsd_bpf_numa_events(d, numa);
+	if (!xsd_file_size_ok(d->state_fd, d->state_size, XS_ABI_STATE_FILE))
+		d->state_repair = true;
+	if (d->workers_map &&
+	    !xsd_file_size_ok(d->workers_fd, d->workers_size, XS_ABI_WORKERS_FILE))
+		d->state_repair = true;
 
-	xs_abi_write_begin(h);
-	for (uint32_t i = 0; i < t->ncpus; i++) {
+	xsd_bus_armed = 1;
+	if (sigsetjmp(xsd_bus_jmp, 1)) {
+		/* truncated while we wrote: the next tick restores it */
+		xsd_log_limited(&xsd_rl_state, XSD_LOG_ERR,
+				"%s: truncated while being written (SIGBUS)\n", XS_ABI_STATE_FILE);
+		d->state_repair = true;
+		return;
+	}
+	if (!d->state_repair && memcmp(h, lay, offsetof(struct xs_abi_header, seq))) {
+		xsd_log_limited(&xsd_rl_state, XSD_LOG_ERR,
+				"%s: someone changed its layout: restoring it\n",
+				XS_ABI_STATE_FILE);
+		d->state_repair = true;
+	}
+	/* Seqlock write section, xs_abi_write_begin()'s protocol on our own
+	 * count (the file's is not trusted): odd, data, even. */
+	d->seq |= 1;
+	__atomic_store_n(&h->seq, d->seq, __ATOMIC_RELAXED);
+	/* Release fence: the odd seq is visible before any data store, pairs
+	 * with the acquire fence in xs_abi_read_retry(). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (d->state_repair)
+		xsd_state_static(d);
+	for (uint32_t i = 0; i < lay->ncpus; i++) {
 		const struct xsd_cpu_sample *s = d->cpu ? &d->cpu[i] : NULL;
 
 		if (!s || !s->primed)
@@ -194,11 +285,14 @@ void xsd_state_publish(struct xsd *d, uint64_t now_ns)
 		cpus[i].switches = s->switches;
 		cpus[i].migrations_in = s->migrations;
 	}
-	for (uint32_t i = 0; i < t->ncpus && d->cpu_owner; i++)
+	for (uint32_t i = 0; i < lay->ncpus && d->cpu_owner; i++)
 		cpus[i].share_pid = d->cpu_owner[i];
-	/* The entries of this tick, then zeros where the last tick had more. */
+	/* The entries of this tick, then zeros where the last tick had more
+	 * (all of them after a repair). */
 	if (d->nprocs)
 		memcpy(shares, d->procs, (size_t)d->nprocs * sizeof(*shares));
+	if (d->state_repair)
+		d->published_procs = lay->nshares;
 	if (d->published_procs > d->nprocs)
 		memset(shares + d->nprocs, 0,
 		       (size_t)(d->published_procs - d->nprocs) * sizeof(*shares));
@@ -206,22 +300,30 @@ void xsd_state_publish(struct xsd *d, uint64_t now_ns)
 	h->share_count = d->nprocs;
 	h->share_cpus = d->share_cpus ? d->share_cpus : t->ncpus;
 	h->share_active = d->share_active;
-	for (uint32_t i = 0; i < t->nnodes; i++) {
+	for (uint32_t i = 0; i < lay->nnodes; i++) {
 		nodes[i].mem_free_kib = free_kib[i];
 		nodes[i].mem_total_kib = total_kib[i];
 	}
-	if (d->rows && h->row_len)
-		memcpy((char *)h + h->victim_off, d->rows,
-		       (size_t)h->ncpus * h->row_len * sizeof(struct xs_abi_victim));
-	if (d->workers)
-		memcpy((char *)h + h->worker_off, d->workers,
-		       (size_t)h->nslots * sizeof(struct xs_abi_worker));
+	if (d->rows && lay->row_len)
+		memcpy((char *)h + lay->victim_off, d->rows,
+		       (size_t)lay->ncpus * lay->row_len * sizeof(struct xs_abi_victim));
+	if (d->workers) {
+		memcpy((char *)h + lay->worker_off, d->workers,
+		       (size_t)lay->nslots * sizeof(struct xs_abi_worker));
+		if (d->workers_map)
+			memcpy(d->workers_map, d->workers, d->workers_size);
+	}
 	memcpy(h->numa_events, numa, sizeof(numa));
 	h->mode = d->mode;
 	h->heartbeat_ns = now_ns;
 	h->tick_ns = (uint64_t)d->opt.tick_ms * 1000000u;
-	h->generation++;
-	xs_abi_write_end(h);
+	h->generation = ++d->generation;
+	h->flags = d->state_flags;
+	/* Release: publishes the data written since the odd seq, pairs with
+	 * the acquire in xs_abi_read_begin(). */
+	__atomic_store_n(&h->seq, ++d->seq, __ATOMIC_RELEASE);
+	xsd_bus_armed = 0;
+	d->state_repair = false;
 }
 
 void xsd_state_remove(struct xsd *d)
@@ -229,9 +331,15 @@ void xsd_state_remove(struct xsd *d)
 	char path[PATH_MAX];
 
 	if (d->state) {
-		xs_abi_write_begin(d->state);
-		d->state->flags |= XS_ABI_F_EXITED;
-		xs_abi_write_end(d->state);
+		d->state_flags |= XS_ABI_F_EXITED;
+		xsd_bus_armed = 1;
+		if (!sigsetjmp(xsd_bus_jmp, 1)) {
+			__atomic_store_n(&d->state->seq, d->seq | 1, __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+			d->state->flags = d->state_flags;
+			__atomic_store_n(&d->state->seq, (d->seq | 1) + 1, __ATOMIC_RELEASE);
+		}
+		xsd_bus_armed = 0;
 		if (!xsd_path(d, XS_ABI_STATE_FILE, path, sizeof(path)))
 			unlink(path);
 		munmap(d->state, d->state_size);
@@ -239,12 +347,16 @@ void xsd_state_remove(struct xsd *d)
 		close(d->state_ro_fd);
 		d->state = NULL;
 	}
-	if (d->mode == XS_ABI_MODE_DEGRADED && d->workers) {
+	if (d->mode == XS_ABI_MODE_DEGRADED && d->workers_map) {
 		if (!xsd_path(d, XS_ABI_WORKERS_FILE, path, sizeof(path)))
 			unlink(path);
-		munmap(d->workers, d->workers_size);
+		munmap(d->workers_map, d->workers_size);
 		close(d->workers_fd);
 		close(d->workers_ro_fd);
+		d->workers_map = NULL;
+	}
+	if (d->mode == XS_ABI_MODE_DEGRADED) {
+		free(d->workers);
 		d->workers = NULL;
 	}
 }

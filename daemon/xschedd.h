@@ -12,7 +12,7 @@
  *   clients.c    the Unix-socket protocol, slot quotas and reclaim
  *   request.c    whether a received record is one well-formed request
  *   caps.c       dropping the capabilities start-up needed
- *   notify.c     READY=1 and STATUS= to systemd (Type=notify)
+ *   notify.c     READY=1, STATUS= and WATCHDOG=1 to systemd (Type=notify)
  *
  * Functions return >= 0 or -errno; every failure is logged where it is
  * detected, naming the file, setting or client.
@@ -41,6 +41,10 @@ struct xsd_options {
 	int64_t slots;             /* worker slots in all */
 	int64_t client_slots;      /* worker slots per client */
 	int64_t max_clients;
+	int64_t user_slots;        /* worker slots per user, 0: xsd_user_slots() */
+	int64_t user_clients;      /* connections per user */
+	int64_t user_rate;         /* request units per second and user */
+	int64_t client_idle_ms;    /* a client without slots silent this long goes */
 	int64_t socket_mode;
 	int64_t bpf;               /* enum xsd_bpf_mode */
 	int64_t verbose;
@@ -73,6 +77,7 @@ struct xsd_cpu_sample {
 };
 
 struct xsd_client;
+struct xsd_user;
 
 struct xsd {
 	struct xsd_options opt;
@@ -83,16 +88,29 @@ struct xsd {
 	uint32_t mode;                  /* XS_ABI_MODE_* */
 	uint32_t nslots;
 	bool created_dir;
+	int lock_fd;                    /* flock()ed <runtime-dir>/lock */
 	/* state file: rw mapping here, O_RDONLY fd for clients */
 	int state_fd, state_ro_fd;
 	struct xs_abi_header *state;
 	size_t state_size;
+	struct xs_abi_header layout;    /* the file's layout, private: never read back */
+	uint64_t seq, generation;       /* the seqlock's and tick counts, private */
+	uint32_t state_flags;
+	bool state_repair;              /* the file was changed: rewrite all of it */
 	/* worker slots: the frozen BPF map (mapped read-only; written via
-	 * xsd_bpf_slot_set()) or the degraded-mode file (mapped rw) */
+	 * xsd_bpf_slot_set()) or, in degraded mode, private memory copied to
+	 * the degraded-mode file (workers_map) every tick */
 	int workers_fd, workers_ro_fd;
 	struct xs_abi_worker *workers;
+	struct xs_abi_worker *workers_map;
 	size_t workers_size;
+	/* slot identities, private (clients.c): never read back from the
+	 * shared arrays */
 	struct xsd_client **owner;      /* owner[slot], NULL = free */
+	uint32_t *slot_tid, *slot_pid;
+	uint32_t *slot_link;            /* tid hash chain (used) or free list (free) */
+	uint32_t *tid_bucket;           /* tid_mask + 1 chain heads */
+	uint32_t tid_mask, free_slot;
 	uint32_t used_slots;
 	/* sampling */
 	struct xsd_cpu_sample *cpu;
@@ -103,6 +121,8 @@ struct xsd {
 	struct xs_abi_victim *rows;     /* current load-weighted rows */
 	/* arbitration (share.c): processes by pid, nprocs of nslots entries */
 	struct xs_abi_share *procs, *procs_next;
+	struct xsd_proc *proc_tmp;      /* scratch: one per client, sorted by pid */
+	uint32_t proc_tmp_len;
 	uint32_t nprocs, published_procs; /* published_procs: entries in the state */
 	uint64_t *slot_switches;        /* per slot, the switch count at the last tick */
 	uint32_t *cpu_owner;            /* per CPU index, the pid given it, 0: none */
@@ -111,8 +131,11 @@ struct xsd {
 	/* clients */
 	int listen_fd;
 	struct xsd_client *clients;     /* every connected client */
+	struct xsd_user *users;         /* every user with a client */
 	uint32_t nclients;
+	uint32_t fd_cap;                /* clients RLIMIT_NOFILE holds (xsd_fd_budget()) */
 	uint64_t ticks;
+	uint64_t watchdog_ns, watchdog_last_ns; /* WATCHDOG_USEC, 0: none */
 };
 
 /* bpf.c */
@@ -175,10 +198,30 @@ void xsd_state_remove(struct xsd *d);
 
 /* clients.c */
 int xsd_socket_open(struct xsd *d);
+int xsd_slots_init(struct xsd *d);
+void xsd_slots_free(struct xsd *d);
+void xsd_fd_budget(struct xsd *d);
 struct xsd_client *xsd_client_new(struct xsd *d, int fd);
 /* Handle @n bytes received in the client's buffer (n <= 0: gone).
- * Returns 0 to keep reading, < 0 when the client was closed and freed. */
+ * Returns 0 to keep reading, XSD_CLIENT_DEFERRED when the request waits
+ * for its user's budget (xsd_clients_tick() serves it and re-arms), < 0
+ * when the client was closed or parked: no receive of it is armed again. */
+#define XSD_CLIENT_DEFERRED 1
 int xsd_client_input(struct xsd *d, struct xsd_client *c, int n);
+void xsd_clients_tick(struct xsd *d, uint64_t now, bool second,
+		      void (*arm)(void *ctx, struct xsd_client *c), void *ctx);
+uint32_t xsd_client_uid(const struct xsd_client *c);
+uint32_t xsd_client_nslots(const struct xsd_client *c);
+/* share.c's scratch per client: its slots this tick, and the CPU time of
+ * its process (clock ticks) when last sampled */
+struct xsd_client_share {
+	uint32_t workers, running;
+	uint64_t cpu_ticks, cpu_ns;  /* cpu_ns 0: not sampled yet */
+	uint64_t busy_ns;            /* when its process was last seen using a CPU */
+};
+struct xsd_client_share *xsd_client_share(struct xsd_client *c);
+struct xsd_client *xsd_client_first(struct xsd *d);
+struct xsd_client *xsd_client_next_mut(struct xsd_client *c);
 void *xsd_client_buf(struct xsd_client *c, size_t *len);
 int xsd_client_fd(const struct xsd_client *c);
 uint32_t xsd_client_pid(const struct xsd_client *c); /* SO_PEERCRED's */
@@ -195,8 +238,20 @@ void xsd_client_close_all(struct xsd *d);
 /* caps.c */
 int xsd_caps_drop(bool keep_bpf);
 
-/* logging: "xschedd: ..." on stderr (the journal under systemd) */
-void xsd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* logging: "xschedd: ..." on stderr (the journal under systemd, with
+ * sd-daemon.h's "<N>" priority prefixes) */
+enum { XSD_LOG_ERR = 3, XSD_LOG_WARNING = 4, XSD_LOG_NOTICE = 5, XSD_LOG_INFO = 6 };
+#define XSD_LOG_INTERVAL_NS 10000000000ull
+#define XSD_LOG_BURST 5u
+struct xsd_ratelimit {
+	uint64_t start_ns;
+	uint32_t printed, missed;
+};
+void xsd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* notice */
+void xsd_log_at(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* At most XSD_LOG_BURST lines per @rl every XSD_LOG_INTERVAL_NS. */
+void xsd_log_limited(struct xsd_ratelimit *rl, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* notify.c: sd_notify(3)'s protocol, a no-op outside systemd */
 int xsd_notify(const char *msg);
