@@ -36,6 +36,10 @@ struct top_proc {
 	double *w_tasks_s, *w_idle_pct;  /* per worker */
 	uint64_t executed, created, stolen_local, stolen_remote, sent, handled, with_steal;
 	uint64_t immediate, queued, idle_ns;
+	/* The full command name (snap.c): comm, or the name in
+	 * /proc/<pid>/cmdline that comm is the truncated start of; printable
+	 * ASCII, quote-free. */
+	char cmd[128];
 };
 
 /* The daemon, as its state file says. */
@@ -102,5 +106,9 @@ void top_print_json(FILE *out, const struct top_snap *s);
 
 /* tui.c: the interactive loop; returns the exit status. */
 int top_tui(struct top_opts *o);
+
+/* snap.c: @v in at most 5 characters, "1234", "12.3K", "1.2M" (@base
+ * 1000: counts and rates; 1024: sizes). */
+const char *top_human(char *buf, size_t len, double v, double base);
 
 #endif /* XSCHED_TOP_H */

@@ -82,6 +82,7 @@ static void top_fix_selection(struct top_ui *u)
 static void top_header(struct top_ui *u, int *y)
 {
 	const struct top_daemon *d = &u->snap.d;
+	char fr[16], tot[16];
 
 	/* Two or three lines of at most ~75 columns: an 80-column
 	 * terminal shows them whole. */
@@ -92,7 +93,13 @@ static void top_header(struct top_ui *u, int *y)
 	else
 		top_put((*y)++, "xsched-top  daemon absent: showing what processes publish");
 	attroff(A_BOLD);
-	if (d->present)
+	/* One node: its memory here; several: on each node's line. */
+	if (d->present && d->nnodes == 1)
+		top_put((*y)++, "  tick %.0f ms, heartbeat %.2f s ago%s, memory free %s of %s",
+			d->tick_ns / 1e6, d->heartbeat_age_ns / 1e9, d->fresh ? "" : " (stale)",
+			top_human(fr, sizeof(fr), d->nodes[0].mem_free_kib * 1024.0, 1024),
+			top_human(tot, sizeof(tot), d->nodes[0].mem_total_kib * 1024.0, 1024));
+	else if (d->present)
 		top_put((*y)++, "  tick %.0f ms, heartbeat %.2f s ago%s", d->tick_ns / 1e6,
 			d->heartbeat_age_ns / 1e9, d->fresh ? "" : " (stale)");
 	else
@@ -139,8 +146,17 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 				mvprintw((*y)++, 0, "  ... %u more CPUs", d->ncpus - (uint32_t)shown);
 				return;
 			}
-			if (!header && d->nnodes > 1) {
-				mvprintw((*y)++, 0, "node %u", n < d->nnodes ? d->nodes[n].node : 0);
+			if (!header && d->nnodes > 1 && n < d->nnodes) {
+				char fr[16], tot[16];
+
+				mvprintw((*y)++, 0, "node %u  memory free %s of %s", d->nodes[n].node,
+					 top_human(fr, sizeof(fr), d->nodes[n].mem_free_kib * 1024.0,
+						   1024),
+					 top_human(tot, sizeof(tot),
+						   d->nodes[n].mem_total_kib * 1024.0, 1024));
+				header = true;
+			} else if (!header && d->nnodes > 1) {
+				mvprintw((*y)++, 0, "node ?");
 				header = true;
 			}
 			mvprintw(*y, 0, "%-5u", c->cpu);
@@ -153,29 +169,49 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 	}
 }
 
+/* The columns of a process row other than COMMAND, and its widest. */
+#define TOP_ROW_FIXED 64
+#define TOP_ROW_TOTALS 30
+#define TOP_CMD_MAX 127
+
 static void top_procs(struct top_ui *u, int *y)
 {
 	bool wide = COLS >= TOP_WIDE_COLS;
+	int cmd_w = 12, room = COLS - TOP_ROW_FIXED - (wide ? TOP_ROW_TOTALS : 0);
 
-	/* 76 columns; wide screens add the request totals. */
+	/* COMMAND is as wide as the longest name shown, if the screen has
+	 * room: 80 columns give it 16, 200 give it 106. */
+	for (size_t i = 0; i < u->snap.nprocs; i++) {
+		int n = (int)strlen(u->snap.procs[i].cmd);
+
+		if (n > cmd_w)
+			cmd_w = n;
+	}
+	if (cmd_w > room)
+		cmd_w = room > 12 ? room : 12;
+	if (cmd_w > TOP_CMD_MAX)
+		cmd_w = TOP_CMD_MAX;
 	attron(A_BOLD);
-	top_put((*y)++, "%-8s %-2s %-12s %3s %9s %9s %9s %5s %5s %-4s%s", "PID", "RT", "COMMAND",
-		"WRK", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "IMM%", "IDLE%", "DLB",
+	top_put((*y)++, "%-8s %-2s %-*s %3s %9s %9s %9s %5s %5s %-4s%s", "PID", "RT", cmd_w,
+		"COMMAND", "WRK", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "IMM%", "IDLE%", "DLB",
 		wide ? "  REQ_SENT_TOTAL REQ_HNDL_TOTAL" : "");
 	attroff(A_BOLD);
 	for (size_t i = 0; i < u->snap.nprocs && *y < LINES - 1; i++) {
 		const struct top_proc *p = &u->snap.procs[i];
-		char totals[64] = "";
+		char totals[64] = "", t[16], sl[16], sr[16], rs[16], rh[16];
 
 		if (wide)
-			snprintf(totals, sizeof(totals), "  %14llu %14llu",
-				 (unsigned long long)p->sent, (unsigned long long)p->handled);
+			snprintf(totals, sizeof(totals), "  %14s %14s",
+				 top_human(rs, sizeof(rs), (double)p->sent, 1000),
+				 top_human(rh, sizeof(rh), (double)p->handled, 1000));
 		if (i == u->sel)
 			attron(A_REVERSE);
-		top_put((*y)++, "%-8u %-2u %-12.12s %3u %9.0f %9.0f %9.0f %5.1f %5.1f %-4s%s",
-			p->h.pid, p->h.runtime_id, p->comm, p->h.nworkers, p->tasks_s,
-			p->steals_local_s, p->steals_remote_s, 100 * p->immediate_ratio, p->idle_pct,
-			top_dlb_name(p->h.dlb), totals);
+		top_put((*y)++, "%-8u %-2u %-*.*s %3u %9s %9s %9s %5.1f %5.1f %-4s%s", p->h.pid,
+			p->h.runtime_id, cmd_w, cmd_w, p->cmd, p->h.nworkers,
+			top_human(t, sizeof(t), p->tasks_s, 1000),
+			top_human(sl, sizeof(sl), p->steals_local_s, 1000),
+			top_human(sr, sizeof(sr), p->steals_remote_s, 1000), 100 * p->immediate_ratio,
+			p->idle_pct, top_dlb_name(p->h.dlb), totals);
 		if (i == u->sel)
 			attroff(A_REVERSE);
 	}
@@ -221,7 +257,7 @@ static void top_draw_detail(struct top_ui *u)
 	p = &u->snap.procs[u->sel];
 	attron(A_BOLD);
 	top_put(y++, "workers of %u (%s), runtime %u: %u workers, dlb %s, %llu jobs%s", p->h.pid,
-		p->comm, p->h.runtime_id, p->h.nworkers, top_dlb_name(p->h.dlb),
+		p->cmd, p->h.runtime_id, p->h.nworkers, top_dlb_name(p->h.dlb),
 		(unsigned long long)p->h.jobs, p->h.flags & XS_STATS_F_DAEMON ? ", with xschedd" : "");
 	attroff(A_BOLD);
 	mvprintw(y++, 0, "Esc: back   h help   q quit");
@@ -235,17 +271,22 @@ static void top_draw_detail(struct top_ui *u)
 	attroff(A_BOLD);
 	for (uint32_t i = 0; i < p->h.nworkers && y < LINES - 1; i++) {
 		const struct xs_stats_worker *w = &p->w[i];
+		char n[11][16];
 
 		top_put(y++,
-			"%-4u %-8u %4u %4u %9.0f %10llu %9llu %9llu %5.1f %5llu %-4s %10llu %8llu "
-			"%8llu %8llu %8llu %8llu",
-			i, w->tid, w->cpu, w->node, p->w_tasks_s[i],
-			(unsigned long long)w->tasks_executed, (unsigned long long)w->stolen_local,
-			(unsigned long long)w->stolen_remote, p->w_idle_pct[i],
-			(unsigned long long)w->queue_depth, w->flags & XS_STATS_W_IDLE ? "idle" : "busy",
-			(unsigned long long)w->tasks_created, (unsigned long long)w->tasks_self,
-			(unsigned long long)w->tasks_local, (unsigned long long)w->tasks_remote,
-			(unsigned long long)w->immediate, (unsigned long long)w->requests_sent);
+			"%-4u %-8u %4u %4u %9s %10s %9s %9s %5.1f %5s %-4s %10s %8s %8s %8s %8s %8s",
+			i, w->tid, w->cpu, w->node, top_human(n[0], 16, p->w_tasks_s[i], 1000),
+			top_human(n[1], 16, (double)w->tasks_executed, 1000),
+			top_human(n[2], 16, (double)w->stolen_local, 1000),
+			top_human(n[3], 16, (double)w->stolen_remote, 1000), p->w_idle_pct[i],
+			top_human(n[4], 16, (double)w->queue_depth, 1000),
+			w->flags & XS_STATS_W_IDLE ? "idle" : "busy",
+			top_human(n[5], 16, (double)w->tasks_created, 1000),
+			top_human(n[6], 16, (double)w->tasks_self, 1000),
+			top_human(n[7], 16, (double)w->tasks_local, 1000),
+			top_human(n[8], 16, (double)w->tasks_remote, 1000),
+			top_human(n[9], 16, (double)w->immediate, 1000),
+			top_human(n[10], 16, (double)w->requests_sent, 1000));
 	}
 }
 
@@ -308,7 +349,8 @@ static void top_draw_help(void)
 		"(full queue); IDLE% of the last interval spent waiting; DLB the balancing",
 		"strategy; REQ_SENT_TOTAL, REQ_HNDL_TOTAL steal requests (wide screens).",
 		"CPU bars (from xschedd): # xsched workers, = other tasks, . idle; RQLAT the",
-		"mean run-queue latency.",
+		"mean run-queue latency; memory free per node. 12.3K, 1.2M: powers of 1000",
+		"(memory: of 1024); --json prints every number exact.",
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && (int)i < LINES; i++) {
