@@ -179,6 +179,39 @@ static void top_proc_command(struct top_proc *p)
 	snprintf(p->cmd, sizeof(p->cmd), "%s", comm);
 }
 
+/* Whether -p asked for @pid (no -p: every process). */
+static bool top_pid_wanted(const struct top_opts *o, uint32_t pid)
+{
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return true;
+	return !o->npids;
+}
+
+bool top_proc_shown(const struct top_proc *p, const struct top_opts *o)
+{
+	char pid[16];
+
+	if (!o->filter[0])
+		return true;
+	snprintf(pid, sizeof(pid), "%u", p->h.pid);
+	return strcasestr(p->cmd, o->filter) || strcasestr(p->comm, o->filter) ||
+	       strstr(pid, o->filter);
+}
+
+void top_snap_filter(struct top_snap *s, const struct top_opts *o)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		if (top_proc_shown(&s->procs[i], o))
+			s->procs[kept++] = s->procs[i];
+		else
+			top_proc_free(&s->procs[i]);
+	}
+	s->nprocs = kept;
+}
+
 const char *top_human(char *buf, size_t len, double v, double base)
 {
 	static const char units[] = "KMGTPE";
@@ -203,8 +236,21 @@ const char *top_human(char *buf, size_t len, double v, double base)
 	return buf;
 }
 
+/* Keys sorted highest first by default: rates and shares. */
+static bool top_sort_desc(int key)
+{
+	return key == TOP_SORT_TASKS || key == TOP_SORT_STEALS || key == TOP_SORT_IDLE;
+}
+
+const char *top_sort_dir(const struct top_opts *o)
+{
+	return top_sort_desc(o->sort) != !!o->reverse ? "desc" : "asc";
+}
+
 int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top_snap *prev)
 {
+	size_t kept = 0;
+
 	memset(s, 0, sizeof(*s));
 	s->now_ns = top_now_ns();
 	{
@@ -214,14 +260,22 @@ int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top
 		s->real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	}
 	top_daemon_read(s, o->runtime_dir);
-	top_pages_scan(s, o->runtime_dir, o->pid);
+	/* One pid is read alone; several are picked after a full scan. */
+	top_pages_scan(s, o->runtime_dir, o->npids == 1 ? o->pids[0] : 0);
 	if (strcmp(o->shm_dir, o->runtime_dir))
-		top_pages_scan(s, o->shm_dir, o->pid);
+		top_pages_scan(s, o->shm_dir, o->npids == 1 ? o->pids[0] : 0);
 	for (size_t i = 0; i < s->nprocs; i++) {
-		top_proc_command(&s->procs[i]);
-		top_proc_rates(&s->procs[i], top_prev_of(prev, &s->procs[i]));
+		if (!top_pid_wanted(o, s->procs[i].h.pid)) {
+			top_proc_free(&s->procs[i]);
+			continue;
+		}
+		s->procs[kept] = s->procs[i];
+		top_proc_command(&s->procs[kept]);
+		top_proc_rates(&s->procs[kept], top_prev_of(prev, &s->procs[kept]));
+		kept++;
 	}
-	top_snap_sort(s, o->sort);
+	s->nprocs = kept;
+	top_snap_sort(s, o->sort, o->reverse);
 	return 0;
 }
 
@@ -236,7 +290,7 @@ void top_snap_free(struct top_snap *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int top_sort_key;
+static int top_sort_key, top_sort_reverse;
 
 static int top_cmp_double(double a, double b)
 {
@@ -262,12 +316,13 @@ static int top_cmp(const void *pa, const void *pb)
 		c = a->h.pid < b->h.pid ? -1 : a->h.pid > b->h.pid ? 1 : 0;
 	if (!c)
 		c = a->h.runtime_id < b->h.runtime_id ? -1 : a->h.runtime_id > b->h.runtime_id;
-	return c;
+	return top_sort_reverse ? -c : c;
 }
 
-void top_snap_sort(struct top_snap *s, int key)
+void top_snap_sort(struct top_snap *s, int key, int reverse)
 {
 	top_sort_key = key;
+	top_sort_reverse = reverse;
 	if (s->nprocs > 1)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), top_cmp);
 }

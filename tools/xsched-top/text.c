@@ -90,7 +90,9 @@ void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *
 			top_human(q, sizeof(q), (double)p->queued, 1000));
 	}
 	if (!s->nprocs)
-		fprintf(out, "(no xsched processes%s)\n", o->pid ? " with that pid" : "");
+		fprintf(out, "(no xsched processes%s%s)\n",
+			o->npids == 1 ? " with that pid" : o->npids ? " with those pids" : "",
+			o->filter[0] ? " matching the filter" : "");
 	for (size_t i = 0; i < s->nnotes; i++)
 		fprintf(out, "note: %s\n", s->notes[i]);
 	fputc('\n', out);

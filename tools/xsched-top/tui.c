@@ -23,6 +23,7 @@ struct top_ui {
 	uint32_t cpu;                   /* CPU view: index into d.cpus */
 	char msg[160];                  /* message on the last line ... */
 	uint64_t msg_until;             /* ... until then (top_now_ns()) */
+	int typing;                     /* the / prompt is open: it owns the last line */
 };
 
 /* Screens narrower than this get the compact tables (80 columns fit). */
@@ -62,7 +63,24 @@ static void top_refresh_snap(struct top_ui *u)
 	top_snap_take(&u->snap, u->o, &u->prev);
 }
 
-/* Keep the selection on the same process across refreshes and sorts. */
+static bool top_shown(struct top_ui *u, size_t i)
+{
+	return i < u->snap.nprocs && top_proc_shown(&u->snap.procs[i], u->o);
+}
+
+/* The shown process after (@dir 1) or before (-1) @i, or @i. */
+static size_t top_step(struct top_ui *u, size_t i, int dir)
+{
+	for (size_t j = i; dir > 0 ? j + 1 < u->snap.nprocs : j > 0;) {
+		j = dir > 0 ? j + 1 : j - 1;
+		if (top_shown(u, j))
+			return j;
+	}
+	return i;
+}
+
+/* Keep the selection on the same process across refreshes, sorts and
+ * filters; when it has gone or is filtered out, the nearest shown one. */
 static void top_fix_selection(struct top_ui *u)
 {
 	size_t i;
@@ -72,6 +90,11 @@ static void top_fix_selection(struct top_ui *u)
 			break;
 	if (i == u->snap.nprocs)
 		i = u->sel < u->snap.nprocs ? u->sel : u->snap.nprocs ? u->snap.nprocs - 1 : 0;
+	if (!top_shown(u, i)) {
+		size_t j = top_step(u, i, -1);
+
+		i = top_shown(u, j) ? j : top_step(u, i, 1);
+	}
 	u->sel = i;
 	if (i < u->snap.nprocs) {
 		u->sel_pid = u->snap.procs[i].h.pid;
@@ -79,10 +102,19 @@ static void top_fix_selection(struct top_ui *u)
 	}
 }
 
+static size_t top_nshown(struct top_ui *u)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < u->snap.nprocs; i++)
+		n += top_shown(u, i);
+	return n;
+}
+
 static void top_header(struct top_ui *u, int *y)
 {
 	const struct top_daemon *d = &u->snap.d;
-	char fr[16], tot[16];
+	char fr[16], tot[16], filter[48] = "";
 
 	/* Two or three lines of at most ~75 columns: an 80-column
 	 * terminal shows them whole. */
@@ -104,9 +136,12 @@ static void top_header(struct top_ui *u, int *y)
 			d->heartbeat_age_ns / 1e9, d->fresh ? "" : " (stale)");
 	else
 		top_put((*y)++, "  (%s)", d->why);
-	top_put((*y)++, "delay %.1f s  sort %s%s  %zu processes   h help  q quit",
-		u->o->delay_s, top_sort_names[u->o->sort], u->paused ? "  [paused]" : "",
-		u->snap.nprocs);
+	if (u->o->filter[0])
+		snprintf(filter, sizeof(filter), "  /%.12s%s", u->o->filter,
+			 strlen(u->o->filter) > 12 ? "~" : "");
+	top_put((*y)++, "delay %.1f s  sort %s %s%s%s  %zu processes   h help  q quit",
+		u->o->delay_s, top_sort_names[u->o->sort], top_sort_dir(u->o),
+		u->paused ? "  [paused]" : "", filter, top_nshown(u));
 }
 
 /* One bar of @width: xsched workers '#', other tasks '=', idle '.'. */
@@ -178,13 +213,14 @@ static void top_procs(struct top_ui *u, int *y)
 {
 	bool wide = COLS >= TOP_WIDE_COLS;
 	int cmd_w = 12, room = COLS - TOP_ROW_FIXED - (wide ? TOP_ROW_TOTALS : 0);
+	size_t shown = 0;
 
 	/* COMMAND is as wide as the longest name shown, if the screen has
 	 * room: 80 columns give it 16, 200 give it 106. */
 	for (size_t i = 0; i < u->snap.nprocs; i++) {
 		int n = (int)strlen(u->snap.procs[i].cmd);
 
-		if (n > cmd_w)
+		if (top_shown(u, i) && n > cmd_w)
 			cmd_w = n;
 	}
 	if (cmd_w > room)
@@ -200,6 +236,9 @@ static void top_procs(struct top_ui *u, int *y)
 		const struct top_proc *p = &u->snap.procs[i];
 		char totals[64] = "", t[16], sl[16], sr[16], rs[16], rh[16];
 
+		if (!top_shown(u, i))
+			continue;
+		shown++;
 		if (wide)
 			snprintf(totals, sizeof(totals), "  %14s %14s",
 				 top_human(rs, sizeof(rs), (double)p->sent, 1000),
@@ -217,11 +256,16 @@ static void top_procs(struct top_ui *u, int *y)
 	}
 	if (!u->snap.nprocs)
 		top_put((*y)++, "(no xsched processes publish statistics)");
+	else if (!shown)
+		top_put((*y)++, "(no process matches the filter '%s'; Esc clears it)", u->o->filter);
 }
 
 static void top_notes(struct top_ui *u)
 {
-	if (u->msg[0] && top_now_ns() < u->msg_until) {
+	if (u->typing) {
+		top_put(LINES - 1, "filter (Enter: keep, Esc: clear): %s", u->o->filter);
+		curs_set(1);
+	} else if (u->msg[0] && top_now_ns() < u->msg_until) {
 		attron(A_BOLD);
 		top_put(LINES - 1, "%s", u->msg);
 		attroff(A_BOLD);
@@ -333,13 +377,16 @@ static void top_draw_help(void)
 	static const char *const lines[] = {
 		"xsched-top help",
 		"",
-		"  q             quit (on this screen: back, like any key)",
-		"  h, ?          this help",
+		"  q, F10        quit (q on this screen: back, like any key)",
+		"  h, ?, F1      this help",
 		"  Up, Down      select a process",
 		"  Enter, w      the selected process's workers (detail view)",
 		"  c             the victim table of a CPU (xschedd); Left, Right: other CPU",
 		"  Esc           back to the main view",
 		"  s             sort by the next key: tasks/s, steals/s, idle%, pid, command",
+		"  R             reverse the sort (the header says desc or asc)",
+		"  /             filter by command or pid as you type; Enter keeps the",
+		"                filter, Esc (at the prompt or on the main view) clears it",
 		"  p             pause / resume refreshing",
 		"  d             set the delay between refreshes (seconds)",
 		"",
@@ -403,9 +450,50 @@ static void top_ask_delay(struct top_ui *u)
 	}
 }
 
+/* The / prompt: the table follows each key typed; Enter keeps the
+ * filter, Esc clears it. Printable ASCII only, TOP_FILTER_LEN - 1 at most. */
+static void top_ask_filter(struct top_ui *u)
+{
+	char *f = u->o->filter;
+
+	u->view = VIEW_MAIN;
+	u->typing = 1;
+	timeout(-1);
+	for (;;) {
+		size_t n = strlen(f);
+		int k;
+
+		top_fix_selection(u);
+		top_draw(u);
+		k = getch();
+		if (k == '\n' || k == '\r' || k == KEY_ENTER)
+			break;
+		if (k == 27) {
+			f[0] = '\0';
+			break;
+		}
+		if ((k == KEY_BACKSPACE || k == 127 || k == 8) && n)
+			f[n - 1] = '\0';
+		else if (k >= 0x20 && k <= 0x7e && n + 1 < TOP_FILTER_LEN) {
+			f[n] = (char)k;
+			f[n + 1] = '\0';
+		}
+	}
+	u->typing = 0;
+	curs_set(0);
+	top_fix_selection(u);
+	if (f[0])
+		top_message(u, "filter '%s': %zu of %zu processes", f, top_nshown(u),
+			    u->snap.nprocs);
+	else
+		top_message(u, "filter cleared");
+}
+
 /* Handle key @k; returns 1 to quit, 2 when a fresh snapshot is wanted. */
 static int top_key(struct top_ui *u, int k)
 {
+	if (k == KEY_F(10)) /* htop's quit, on every screen */
+		return 1;
 	/* Any key leaves the help screen, q too (as in top and htop). */
 	if (u->view == VIEW_HELP) {
 		u->view = u->back;
@@ -413,30 +501,47 @@ static int top_key(struct top_ui *u, int k)
 	}
 	switch (k) {
 	case 'q': return 1;
-	case 'h': case '?': u->back = u->view; u->view = VIEW_HELP; break;
-	case 27: case KEY_BACKSPACE: u->view = VIEW_MAIN; break;
+	case 'h': case '?': case KEY_F(1): u->back = u->view; u->view = VIEW_HELP; break;
+	case 27: case KEY_BACKSPACE:
+		if (u->view == VIEW_MAIN && u->o->filter[0]) {
+			u->o->filter[0] = '\0';
+			top_fix_selection(u);
+			top_message(u, "filter cleared");
+		}
+		u->view = VIEW_MAIN;
+		break;
+	case '/': top_ask_filter(u); break;
+	case 'R':
+		u->o->reverse = !u->o->reverse;
+		top_snap_sort(&u->snap, u->o->sort, u->o->reverse);
+		top_message(u, "sorted by %s, %s", top_sort_names[u->o->sort], top_sort_dir(u->o));
+		break;
 	case '\n': case KEY_ENTER: case 'w':
+		if (u->view != VIEW_DETAIL && !top_shown(u, u->sel)) {
+			top_message(u, "no process shown to select");
+			break;
+		}
 		u->view = u->view == VIEW_DETAIL ? VIEW_MAIN : VIEW_DETAIL;
 		break;
 	case 'c': u->view = VIEW_CPU; break;
 	case 's':
 		u->o->sort = (u->o->sort + 1) % TOP_SORT_N;
-		top_snap_sort(&u->snap, u->o->sort);
-		top_message(u, "sorted by %s", top_sort_names[u->o->sort]);
+		top_snap_sort(&u->snap, u->o->sort, u->o->reverse);
+		top_message(u, "sorted by %s, %s", top_sort_names[u->o->sort], top_sort_dir(u->o));
 		break;
 	case 'p': u->paused = !u->paused; break;
 	case 'd': top_ask_delay(u); break;
 	case KEY_UP:
 		if (u->view == VIEW_CPU)
 			u->cpu = u->cpu ? u->cpu - 1 : u->cpu;
-		else if (u->sel)
-			u->sel--;
+		else
+			u->sel = top_step(u, u->sel, -1);
 		break;
 	case KEY_DOWN:
 		if (u->view == VIEW_CPU)
 			u->cpu++;
-		else if (u->sel + 1 < u->snap.nprocs)
-			u->sel++;
+		else
+			u->sel = top_step(u, u->sel, 1);
 		break;
 	case KEY_LEFT: if (u->cpu) u->cpu--; break;
 	case KEY_RIGHT: u->cpu++; break;
