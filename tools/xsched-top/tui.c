@@ -167,8 +167,10 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 
 	if (!d->present)
 		return;
-	mvprintw((*y)++, 0, "CPU   bar: # xsched  = other  . idle%*s XSCHED%%  OTHER%%   IDLE%%  RQLAT",
-		 width - 24, "");
+	/* The legend in the bar's width, the numbers' names over them. */
+	mvprintw((*y)++, 0, "CPU   %-*s %7s %7s %7s %7s", width + 2,
+		 width >= 30 ? "bar: # xsched  = other  . idle" : "#xsched =other .idle", "XSCHED%",
+		 "OTHER%", "IDLE%", "RQLAT");
 	for (uint32_t n = 0; n <= d->nnodes; n++) {
 		bool header = false;
 
@@ -196,7 +198,7 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 			}
 			mvprintw(*y, 0, "%-5u", c->cpu);
 			top_bar(*y, 6, width, c);
-			printw(" %6.1f %7.1f %7.1f %5uus", c->worker_permille / 10.0,
+			printw(" %7.1f %7.1f %7.1f %5uus", c->worker_permille / 10.0,
 			       c->foreign_permille / 10.0, c->idle_permille / 10.0, c->rq_latency_us);
 			(*y)++;
 			shown++;
