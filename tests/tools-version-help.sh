@@ -4,8 +4,9 @@
 # Every xsched tool answers --version and -V with "NAME (xsched) MAJOR.MINOR" from
 # include/xsched.h and --help with its usage on stdout, both with exit
 # status 0; and xsched-top takes its options in the forms top users type:
-# -b -n1, -bn1, -d0.5, --delay=0.5, --delay 0.5, --batch, --iterations, and
-# makes as many refreshes as -n says.
+# -b -n1, -bn1, -d0.5, --delay=0.5, --delay 0.5, --batch, --iterations, -r,
+# -p 1,2 -p 3, --filter, and makes as many refreshes as -n says; a -p list
+# with a bad value is refused naming it.
 set -uo pipefail
 
 src=${XS_SRCDIR:-.}
@@ -29,10 +30,11 @@ done
 tools+=("$src/tools/xsched-mksysfs")
 
 top_forms=("-b -n1" "-bn1" "-d0.5 -bn2" "-b -d 0.5 -n 2" "--delay=0.5 --batch --iterations=2"
-	"--delay 0.5 --batch --iterations 1" "--json -n2 -d0.1" "--json --iterations=3 --delay=0.1")
+	"--delay 0.5 --batch --iterations 1" "--json -n2 -d0.1" "--json --iterations=3 --delay=0.1"
+	"-bn1 -r -p 1,2 -p 3" "--json -n1 --reverse --pid=1,2 --filter=abc" "-b -r -n1 --filter x")
 
 echo "TAP version 13"
-echo "1..$((3 * ${#tools[@]} + ${#top_forms[@]} + 1))"
+echo "1..$((3 * ${#tools[@]} + ${#top_forms[@]} + 2))"
 . "$src/scripts/tap.sh"
 
 for t in "${tools[@]}"; do
@@ -78,4 +80,10 @@ rc=$?
 ok=0
 [[ $rc == 2 ]] && grep -q -- "-d/--delay '0.05'" "$tmp/err" && ok=1
 result $ok "xsched-top -d0.05: exit 2 naming the delay" "$(describe $rc)" "$(cat "$tmp/err")"
+
+timeout 20 "$build/xsched-top" -bn1 -p 12,0x1f >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok=0
+[[ $rc == 2 ]] && grep -q -- "-p/--pid '12,0x1f'" "$tmp/err" && ok=1
+result $ok "xsched-top -p 12,0x1f: exit 2 naming the list" "$(describe $rc)" "$(cat "$tmp/err")"
 exit $failed

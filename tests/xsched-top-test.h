@@ -23,6 +23,7 @@
 
 #include "fib-task.h"
 #include "xsched.h"
+#include "xsched/stats_page.h"
 
 static inline const char *tt_tool(void)
 {
@@ -198,6 +199,93 @@ static inline int tt_workload_end(struct tt_workload *wl)
 	close(wl->ctl);
 	close(wl->report);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * A forged statistics page: "@dir/xsched-stats.<pid>.0" of live process
+ * @pid, command @comm (the page's 16 bytes), one worker whose counters are
+ * @w, created at 1 s and published at 2 s of CLOCK_MONOTONIC: the tool's
+ * first rates are the counters per second, exactly. Returns 0 or -errno.
+ */
+static inline int tt_forge_page(const char *dir, pid_t pid, const char *comm,
+				const struct xs_stats_worker *w)
+{
+	_Alignas(struct xs_stats_header) unsigned char page[sizeof(struct xs_stats_header) +
+							     sizeof(struct xs_stats_worker)];
+	struct xs_stats_header *h = (struct xs_stats_header *)page;
+	char path[4200];
+	int fd, ret = 0;
+
+	memset(page, 0, sizeof(page));
+	h->magic = XS_STATS_MAGIC;
+	h->version = XS_STATS_VERSION;
+	h->header_size = sizeof(*h);
+	h->total_size = sizeof(page);
+	h->worker_off = sizeof(*h);
+	h->worker_size = sizeof(*w);
+	h->nworkers = 1;
+	h->pid = (__u32)pid;
+	h->uid = (__u32)getuid();
+	h->nnodes = 1;
+	h->queue_size = 256;
+	strncpy((char *)h->comm, comm, sizeof(h->comm) - 1);
+	h->created_ns = 1000000000ull;
+	h->generation = 1;
+	h->published_ns = 2000000000ull;
+	h->period_ns = 100000000ull;
+	h->jobs = 1;
+	h->dlb = XS_STATS_DLB_WS;
+	memcpy(page + sizeof(*h), w, sizeof(*w));
+	snprintf(path, sizeof(path), "%s/" XS_STATS_PREFIX "%d.0", dir, (int)pid);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, page, sizeof(page)) != (ssize_t)sizeof(page))
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/* A live process for a forged page: sleep(1) run as @argv0, killed with
+ * the test (PR_SET_PDEATHSIG). Returns its pid once its
+ * /proc/<pid>/cmdline says @argv0 (it has exec'd), or -1. */
+static inline pid_t tt_sleeper(const char *argv0)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execl("/bin/sleep", argv0, "600", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		char path[64], buf[256] = "";
+		ssize_t n = 0;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		if (n > 0 && !strcmp(buf, argv0))
+			return pid;
+		tt_sleep_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static inline void tt_sleeper_end(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
 }
 
 #endif /* XSCHED_TOP_TEST_H */

@@ -11,7 +11,8 @@
  * The target then does what one xsched-top refresh does (tools/xsched-top:
  * top_snap_take() twice, for rates, and the text and JSON output).
  * Promises: no read outside a file; every process shown has workers and
- * every string it prints is printable.
+ * every string it prints is printable (the full command name, read from
+ * /proc, printable ASCII).
  */
 #include <stddef.h>
 
@@ -76,6 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(b.procs[i].h.nworkers >= 1);
 		for (const char *c = b.procs[i].comm; *c; c++)
 			FUZZ_CHECK((unsigned char)*c >= 0x20 && *c != '"' && *c != '\\');
+		/* the full name comes from /proc/<pid>: printable ASCII only */
+		for (const char *c = b.procs[i].cmd; *c; c++)
+			FUZZ_CHECK((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f && *c != '"' &&
+				   *c != '\\');
 	}
 	top_print_text(sink, &b, &opts);
 	top_print_json(sink, &b);

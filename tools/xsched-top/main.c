@@ -3,8 +3,9 @@
  * xsched-top - a live view of xsched: what xschedd sees of the CPUs, and
  * what every libxsched process publishes about its workers.
  *
- *   xsched-top [-b | --json] [-d SECONDS] [-n N] [-p PID] [-s KEY]
- *              [--runtime-dir DIR] [--shm-dir DIR]   (usage() has the long forms)
+ *   xsched-top [-b | --json] [-d SECONDS] [-n N] [-p PID[,PID...]] [-s KEY] [-r]
+ *              [--filter TEXT] [--runtime-dir DIR] [--shm-dir DIR]
+ *   (usage() has the long forms)
  *
  * Exit status: 0, 1 when the terminal cannot be used, 2 on a usage error.
  */
@@ -20,13 +21,17 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: xsched-top [-b | --json] [-d SECONDS] [-n N] [-p PID] [-s KEY]\n"
-		"                  [--runtime-dir DIR] [--shm-dir DIR]\n"
+		"usage: xsched-top [-b | --json] [-d SECONDS] [-n N] [-p PID[,PID...]] [-s KEY]\n"
+		"                  [-r] [--filter TEXT] [--runtime-dir DIR] [--shm-dir DIR]\n"
 		"\n"
 		"  -d, --delay=SECONDS     refresh every SECONDS (0.1..3600, default 1)\n"
 		"  -n, --iterations=N      stop after N refreshes (default: until q, or killed)\n"
-		"  -p, --pid=PID           show only process PID\n"
+		"  -p, --pid=PID[,PID...]  show only these processes (repeat -p for more)\n"
 		"  -s, --sort=KEY          sort processes by tasks, steals, idle, pid or command\n"
+		"  -r, --reverse           the other direction: rates lowest first, pid and\n"
+		"                          command last first\n"
+		"      --filter=TEXT       only processes whose command or pid contains TEXT\n"
+		"                          (case-insensitive; the screen's / key sets it too)\n"
 		"  -b, --batch             plain-text snapshots on stdout, no terminal needed\n"
 		"  -j, --json              batch: one JSON object per refresh, one line each\n"
 		"      --runtime-dir=DIR   xschedd's runtime directory (default\n"
@@ -37,7 +42,9 @@ static void usage(FILE *out)
 		"  -V, --version           the xsched version\n"
 		"\n"
 		"Short options combine as in top: -bn1, -d0.5. Processes publish their\n"
-		"counters unless XSCHED_STATS_PAGE=0. Keys of the screen: h (help).\n"
+		"counters unless XSCHED_STATS_PAGE=0. Keys of the screen: h or F1 (help).\n"
+		"Rates and totals are shown as 12.3K, 1.2M, 4.5G (powers of 1000); --json\n"
+		"prints them exact.\n"
 		"Pages of processes that are gone are removed.\n"
 		"Exit status: 0, 1 when the terminal cannot be used, 2 on a usage error.\n");
 }
@@ -56,6 +63,53 @@ static int parse_num(const char *opt, const char *v, double min, double max, dou
 	}
 	*out = d;
 	return 0;
+}
+
+/* -p PID[,PID...]: appended to o->pids; repeated -p add more. */
+static int parse_pids(const char *v, struct top_opts *o)
+{
+	const char *p = v;
+	char *end;
+
+	do {
+		unsigned long pid;
+
+		errno = 0;
+		pid = *p >= '0' && *p <= '9' ? strtoul(p, &end, 10) : 0;
+		if (!pid || errno || pid > 4194304 || (*end && *end != ',')) {
+			fprintf(stderr,
+				"xsched-top: -p/--pid '%s': expected pids in [1, 4194304], separated "
+				"by commas\n",
+				v);
+			return -1;
+		}
+		if (o->npids == TOP_MAX_PIDS) {
+			fprintf(stderr, "xsched-top: -p/--pid '%s': at most %d pids\n", v,
+				TOP_MAX_PIDS);
+			return -1;
+		}
+		o->pids[o->npids++] = (uint32_t)pid;
+		p = end + (*end == ',');
+	} while (*end);
+	o->pid = o->npids == 1 ? o->pids[0] : 0;
+	return 0;
+}
+
+/* --filter TEXT: printable, shorter than TOP_FILTER_LEN. */
+static int parse_filter(const char *v, struct top_opts *o)
+{
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			goto bad;
+	if (!*v || strlen(v) >= sizeof(o->filter))
+		goto bad;
+	strcpy(o->filter, v);
+	return 0;
+bad:
+	fprintf(stderr,
+		"xsched-top: --filter '%s': expected 1 to %zu printable ASCII characters\n", v,
+		sizeof(o->filter) - 1);
+	return -1;
 }
 
 static int parse_sort(const char *v)
@@ -84,7 +138,7 @@ static int parse_dir(const char *opt, const char *v, char *dst, size_t len)
 
 static int parse_args(int argc, char **argv, struct top_opts *o)
 {
-	enum { OPT_RUNTIME_DIR = 256, OPT_SHM_DIR };
+	enum { OPT_RUNTIME_DIR = 256, OPT_SHM_DIR, OPT_FILTER };
 	static const struct option longopts[] = {
 		{ "batch", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
@@ -92,6 +146,8 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "sort", required_argument, NULL, 's' },
+		{ "reverse", no_argument, NULL, 'r' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "runtime-dir", required_argument, NULL, OPT_RUNTIME_DIR },
 		{ "shm-dir", required_argument, NULL, OPT_SHM_DIR },
 		{ "help", no_argument, NULL, 'h' },
@@ -107,7 +163,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 	snprintf(o->runtime_dir, sizeof(o->runtime_dir), "%s",
 		 env && *env ? env : XS_ABI_DEFAULT_RUNTIME_DIR);
 	snprintf(o->shm_dir, sizeof(o->shm_dir), "%s", XS_STATS_SHM_DIR);
-	while ((c = getopt_long(argc, argv, "bjd:n:p:s:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bjd:n:p:s:rhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o->batch = 1;
@@ -130,16 +186,18 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			o->iterations = (long)v;
 			break;
 		case 'p':
-			if (parse_num("-p/--pid", optarg, 1, 4194304, &v))
+			if (parse_pids(optarg, o))
 				return -1;
-			if (v != (uint32_t)v) {
-				fprintf(stderr, "xsched-top: -p/--pid '%s': expected a pid\n", optarg);
-				return -1;
-			}
-			o->pid = (uint32_t)v;
 			break;
 		case 's':
 			if ((o->sort = parse_sort(optarg)) < 0)
+				return -1;
+			break;
+		case 'r':
+			o->reverse = 1;
+			break;
+		case OPT_FILTER:
+			if (parse_filter(optarg, o))
 				return -1;
 			break;
 		case OPT_RUNTIME_DIR:
@@ -191,6 +249,7 @@ static int top_batch(const struct top_opts *o)
 		if (n)
 			top_sleep(o->delay_s);
 		top_snap_take(&cur, o, n ? &prev : NULL);
+		top_snap_filter(&cur, o);
 		if (o->json)
 			top_print_json(stdout, &cur);
 		else

@@ -2,10 +2,12 @@
 /*
  * snap.c - one refresh of xsched-top, and the rates against the previous.
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "top.h"
 
@@ -117,8 +119,138 @@ static void top_proc_rates(struct top_proc *p, const struct top_proc *q)
 	p->immediate_ratio = p->executed ? (double)p->immediate / (double)p->executed : 0;
 }
 
+static void top_proc_free(struct top_proc *p)
+{
+	free(p->w);
+	free(p->w_tasks_s);
+	free(p->w_idle_pct);
+}
+
+/* Printable ASCII without quotes: what a terminal and JSON can take. */
+static void top_printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || *s == '"' || *s == '\\')
+			*s = '?';
+}
+
+/*
+ * The full command name of @p into p->cmd: comm, unless comm has the
+ * kernel's full 15 characters (TASK_COMM_LEN - 1: maybe cut) and the base
+ * name of argv[0] (/proc/<pid>/cmdline) or of the executable is longer and
+ * starts with it. Both are the process's to set: untrusted, made printable,
+ * and only taken when they extend the comm the page carries.
+ */
+static void top_proc_command(struct top_proc *p)
+{
+	char path[64], buf[4096], comm[sizeof(p->comm)];
+	size_t n = strlen(p->comm);
+
+	snprintf(p->cmd, sizeof(p->cmd), "%s", p->comm);
+	if (n < 15)
+		return;
+	snprintf(comm, sizeof(comm), "%s", p->comm);
+	top_printable(comm);
+	for (int k = 0; k < 2; k++) {
+		const char *base;
+		ssize_t r;
+		int fd;
+
+		if (!k) {
+			snprintf(path, sizeof(path), "/proc/%u/cmdline", p->h.pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			r = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		} else {
+			snprintf(path, sizeof(path), "/proc/%u/exe", p->h.pid);
+			r = readlink(path, buf, sizeof(buf) - 1);
+		}
+		if (r <= 0)
+			continue;
+		buf[r] = '\0'; /* argv[0] ends at its NUL */
+		base = strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf;
+		snprintf(p->cmd, sizeof(p->cmd), "%.*s", (int)sizeof(p->cmd) - 1, base);
+		top_printable(p->cmd);
+		if (strlen(p->cmd) > n && !strncmp(p->cmd, comm, n))
+			return;
+	}
+	snprintf(p->cmd, sizeof(p->cmd), "%s", comm);
+}
+
+/* Whether -p asked for @pid (no -p: every process). */
+static bool top_pid_wanted(const struct top_opts *o, uint32_t pid)
+{
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return true;
+	return !o->npids;
+}
+
+bool top_proc_shown(const struct top_proc *p, const struct top_opts *o)
+{
+	char pid[16];
+
+	if (!o->filter[0])
+		return true;
+	snprintf(pid, sizeof(pid), "%u", p->h.pid);
+	return strcasestr(p->cmd, o->filter) || strcasestr(p->comm, o->filter) ||
+	       strstr(pid, o->filter);
+}
+
+void top_snap_filter(struct top_snap *s, const struct top_opts *o)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->nprocs; i++) {
+		if (top_proc_shown(&s->procs[i], o))
+			s->procs[kept++] = s->procs[i];
+		else
+			top_proc_free(&s->procs[i]);
+	}
+	s->nprocs = kept;
+}
+
+const char *top_human(char *buf, size_t len, double v, double base)
+{
+	static const char units[] = "KMGTPE";
+
+	if (!(v >= 0)) /* NaN too */
+		v = 0;
+	if (v < 9999.5) {
+		snprintf(buf, len, "%.0f", v);
+		return buf;
+	}
+	for (int u = 0;; u++) {
+		v /= base;
+		if (v < 99.95) {
+			snprintf(buf, len, "%.1f%c", v, units[u]);
+			break;
+		}
+		if (v < 999.5 || !units[u + 1]) {
+			snprintf(buf, len, "%.0f%c", v, units[u]);
+			break;
+		}
+	}
+	return buf;
+}
+
+/* Keys sorted highest first by default: rates and shares. */
+static bool top_sort_desc(int key)
+{
+	return key == TOP_SORT_TASKS || key == TOP_SORT_STEALS || key == TOP_SORT_IDLE;
+}
+
+const char *top_sort_dir(const struct top_opts *o)
+{
+	return top_sort_desc(o->sort) != !!o->reverse ? "desc" : "asc";
+}
+
 int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top_snap *prev)
 {
+	size_t kept = 0;
+
 	memset(s, 0, sizeof(*s));
 	s->now_ns = top_now_ns();
 	{
@@ -128,22 +260,29 @@ int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top
 		s->real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	}
 	top_daemon_read(s, o->runtime_dir);
-	top_pages_scan(s, o->runtime_dir, o->pid);
+	/* One pid is read alone; several are picked after a full scan. */
+	top_pages_scan(s, o->runtime_dir, o->npids == 1 ? o->pids[0] : 0);
 	if (strcmp(o->shm_dir, o->runtime_dir))
-		top_pages_scan(s, o->shm_dir, o->pid);
-	for (size_t i = 0; i < s->nprocs; i++)
-		top_proc_rates(&s->procs[i], top_prev_of(prev, &s->procs[i]));
-	top_snap_sort(s, o->sort);
+		top_pages_scan(s, o->shm_dir, o->npids == 1 ? o->pids[0] : 0);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		if (!top_pid_wanted(o, s->procs[i].h.pid)) {
+			top_proc_free(&s->procs[i]);
+			continue;
+		}
+		s->procs[kept] = s->procs[i];
+		top_proc_command(&s->procs[kept]);
+		top_proc_rates(&s->procs[kept], top_prev_of(prev, &s->procs[kept]));
+		kept++;
+	}
+	s->nprocs = kept;
+	top_snap_sort(s, o->sort, o->reverse);
 	return 0;
 }
 
 void top_snap_free(struct top_snap *s)
 {
-	for (size_t i = 0; i < s->nprocs; i++) {
-		free(s->procs[i].w);
-		free(s->procs[i].w_tasks_s);
-		free(s->procs[i].w_idle_pct);
-	}
+	for (size_t i = 0; i < s->nprocs; i++)
+		top_proc_free(&s->procs[i]);
 	free(s->procs);
 	free(s->d.cpus);
 	free(s->d.nodes);
@@ -151,7 +290,7 @@ void top_snap_free(struct top_snap *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int top_sort_key;
+static int top_sort_key, top_sort_reverse;
 
 static int top_cmp_double(double a, double b)
 {
@@ -170,19 +309,20 @@ static int top_cmp(const void *pa, const void *pb)
 				   b->steals_local_s + b->steals_remote_s);
 		break;
 	case TOP_SORT_IDLE: c = top_cmp_double(a->idle_pct, b->idle_pct); break;
-	case TOP_SORT_CMD: c = strcmp(a->comm, b->comm); break;
+	case TOP_SORT_CMD: c = strcmp(a->cmd, b->cmd); break;
 	default: break;
 	}
 	if (!c)
 		c = a->h.pid < b->h.pid ? -1 : a->h.pid > b->h.pid ? 1 : 0;
 	if (!c)
 		c = a->h.runtime_id < b->h.runtime_id ? -1 : a->h.runtime_id > b->h.runtime_id;
-	return c;
+	return top_sort_reverse ? -c : c;
 }
 
-void top_snap_sort(struct top_snap *s, int key)
+void top_snap_sort(struct top_snap *s, int key, int reverse)
 {
 	top_sort_key = key;
+	top_sort_reverse = reverse;
 	if (s->nprocs > 1)
 		qsort(s->procs, s->nprocs, sizeof(*s->procs), top_cmp);
 }

@@ -26,6 +26,7 @@ static void top_print_json_str(FILE *out, const char *s)
 void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o)
 {
 	const struct top_daemon *d = &s->d;
+	int cmd_w = 16;
 	char when[64];
 
 	top_format_time(s->real_ns, when, sizeof(when));
@@ -57,24 +58,41 @@ void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *
 			}
 		}
 	}
+	for (uint32_t n = 0; d->present && n < d->nnodes; n++) {
+		char fr[16], tot[16];
+
+		fprintf(out, "node %u: memory free %s of %s\n", d->nodes[n].node,
+			top_human(fr, sizeof(fr), d->nodes[n].mem_free_kib * 1024.0, 1024),
+			top_human(tot, sizeof(tot), d->nodes[n].mem_total_kib * 1024.0, 1024));
+	}
 	/* Column names say what they count: /S per second over the last
 	 * interval, _TOTAL since the runtime started, _NOW at this refresh
-	 * (top_print_legend()). */
-	fprintf(out, "%-8s %-3s %-16s %7s %10s %9s %9s %14s %14s %10s %9s %-4s %10s\n", "PID",
-		"RT", "COMMAND", "WORKERS", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "REQ_SENT_TOTAL",
-		"REQ_HNDL_TOTAL", "IMM%_TOTAL", "IDLE%_INT", "DLB", "QUEUED_NOW");
+	 * (top_print_legend()). Rates and totals as 12.3K, 1.2M (--json has
+	 * them exact); COMMAND as wide as the longest name. */
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (strlen(s->procs[i].cmd) > (size_t)cmd_w)
+			cmd_w = (int)strlen(s->procs[i].cmd);
+	fprintf(out, "%-8s %-3s %-*s %7s %7s %9s %9s %14s %14s %10s %9s %-4s %10s\n", "PID",
+		"RT", cmd_w, "COMMAND", "WORKERS", "TASKS/S", "STEAL_L/S", "STEAL_R/S",
+		"REQ_SENT_TOTAL", "REQ_HNDL_TOTAL", "IMM%_TOTAL", "IDLE%_INT", "DLB", "QUEUED_NOW");
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct top_proc *p = &s->procs[i];
+		char t[16], sl[16], sr[16], rs[16], rh[16], q[16];
 
-		fprintf(out,
-			"%-8u %-3u %-16s %7u %10.0f %9.0f %9.0f %14llu %14llu %10.1f %9.1f %-4s %10llu\n",
-			p->h.pid, p->h.runtime_id, p->comm, p->h.nworkers, p->tasks_s,
-			p->steals_local_s, p->steals_remote_s, (unsigned long long)p->sent,
-			(unsigned long long)p->handled, 100 * p->immediate_ratio, p->idle_pct,
-			top_dlb_name(p->h.dlb), (unsigned long long)p->queued);
+		fprintf(out, "%-8u %-3u %-*s %7u %7s %9s %9s %14s %14s %10.1f %9.1f %-4s %10s\n",
+			p->h.pid, p->h.runtime_id, cmd_w, p->cmd, p->h.nworkers,
+			top_human(t, sizeof(t), p->tasks_s, 1000),
+			top_human(sl, sizeof(sl), p->steals_local_s, 1000),
+			top_human(sr, sizeof(sr), p->steals_remote_s, 1000),
+			top_human(rs, sizeof(rs), (double)p->sent, 1000),
+			top_human(rh, sizeof(rh), (double)p->handled, 1000), 100 * p->immediate_ratio,
+			p->idle_pct, top_dlb_name(p->h.dlb),
+			top_human(q, sizeof(q), (double)p->queued, 1000));
 	}
 	if (!s->nprocs)
-		fprintf(out, "(no xsched processes%s)\n", o->pid ? " with that pid" : "");
+		fprintf(out, "(no xsched processes%s%s)\n",
+			o->npids == 1 ? " with that pid" : o->npids ? " with those pids" : "",
+			o->filter[0] ? " matching the filter" : "");
 	for (size_t i = 0; i < s->nnotes; i++)
 		fprintf(out, "note: %s\n", s->notes[i]);
 	fputc('\n', out);
@@ -85,7 +103,7 @@ void top_print_legend(FILE *out)
 {
 	fprintf(out, "# columns: /S per second over the last interval; _TOTAL since the runtime "
 		     "started;\n# _INT over the last interval; _NOW at the refresh. Times are "
-		     "UTC.\n\n");
+		     "UTC.\n# 12.3K, 1.2M: powers of 1000; memory in powers of 1024 (G: GiB).\n\n");
 }
 
 static void top_json_worker(FILE *out, const struct top_proc *p, uint32_t i)
@@ -146,13 +164,25 @@ void top_print_json(FILE *out, const struct top_snap *s)
 			c->worker_permille / 10.0, c->foreign_permille / 10.0,
 			c->idle_permille / 10.0, c->rq_latency_us);
 	}
-	fputs("]},\"processes\":[", out);
+	fputs("]", out);
+	if (d->present) {
+		fputs(",\"node\":[", out);
+		for (uint32_t n = 0; n < d->nnodes; n++)
+			fprintf(out, "%s{\"node\":%u,\"mem_free_kib\":%llu,\"mem_total_kib\":%llu}",
+				n ? "," : "", d->nodes[n].node,
+				(unsigned long long)d->nodes[n].mem_free_kib,
+				(unsigned long long)d->nodes[n].mem_total_kib);
+		fputs("]", out);
+	}
+	fputs("},\"processes\":[", out);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct top_proc *p = &s->procs[i];
 
 		fprintf(out, "%s{\"pid\":%u,\"runtime\":%u,\"command\":", i ? "," : "", p->h.pid,
 			p->h.runtime_id);
 		top_print_json_str(out, p->comm);
+		fputs(",\"command_full\":", out);
+		top_print_json_str(out, p->cmd);
 		fputs(",\"path\":", out);
 		top_print_json_str(out, p->path);
 		fprintf(out,

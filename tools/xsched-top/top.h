@@ -22,6 +22,8 @@
 #include "xsched/stats_page.h"
 
 #define TOP_MAX_NOTES 32
+#define TOP_MAX_PIDS 256
+#define TOP_FILTER_LEN 64
 
 /* One runtime's page, copied. */
 struct top_proc {
@@ -36,6 +38,10 @@ struct top_proc {
 	double *w_tasks_s, *w_idle_pct;  /* per worker */
 	uint64_t executed, created, stolen_local, stolen_remote, sent, handled, with_steal;
 	uint64_t immediate, queued, idle_ns;
+	/* The full command name (snap.c): comm, or the name in
+	 * /proc/<pid>/cmdline that comm is the truncated start of; printable
+	 * ASCII, quote-free. */
+	char cmd[128];
 };
 
 /* The daemon, as its state file says. */
@@ -70,6 +76,10 @@ struct top_opts {
 	int sort;                        /* enum top_sort */
 	char runtime_dir[4096];
 	char shm_dir[4096];              /* XSCHED_TOP_SHM_DIR: tests only */
+	uint32_t pids[TOP_MAX_PIDS];     /* -p, repeated or comma lists; pid is */
+	size_t npids;                    /* pids[0] when npids == 1, else 0 */
+	int reverse;                     /* -r, R: the sort key's other direction */
+	char filter[TOP_FILTER_LEN];     /* --filter, /: command or pid contains */
 };
 
 enum top_sort { TOP_SORT_TASKS, TOP_SORT_STEALS, TOP_SORT_IDLE, TOP_SORT_PID, TOP_SORT_CMD,
@@ -92,7 +102,7 @@ const char *top_victim_class(unsigned int c);
 /* snap.c */
 int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top_snap *prev);
 void top_snap_free(struct top_snap *s);
-void top_snap_sort(struct top_snap *s, int key);
+void top_snap_sort(struct top_snap *s, int key, int reverse);
 const char *top_dlb_name(uint32_t dlb);
 
 /* text.c */
@@ -102,5 +112,13 @@ void top_print_json(FILE *out, const struct top_snap *s);
 
 /* tui.c: the interactive loop; returns the exit status. */
 int top_tui(struct top_opts *o);
+
+/* snap.c: whether --filter or / shows @p; drop those it does not (batch);
+ * @v in at most 5 characters, "1234", "12.3K", "1.2M" (@base 1000: counts
+ * and rates; 1024: sizes); the direction of @o's sort, "desc" or "asc". */
+bool top_proc_shown(const struct top_proc *p, const struct top_opts *o);
+void top_snap_filter(struct top_snap *s, const struct top_opts *o);
+const char *top_human(char *buf, size_t len, double v, double base);
+const char *top_sort_dir(const struct top_opts *o);
 
 #endif /* XSCHED_TOP_H */

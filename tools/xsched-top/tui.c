@@ -23,6 +23,7 @@ struct top_ui {
 	uint32_t cpu;                   /* CPU view: index into d.cpus */
 	char msg[160];                  /* message on the last line ... */
 	uint64_t msg_until;             /* ... until then (top_now_ns()) */
+	int typing;                     /* the / prompt is open: it owns the last line */
 };
 
 /* Screens narrower than this get the compact tables (80 columns fit). */
@@ -62,7 +63,24 @@ static void top_refresh_snap(struct top_ui *u)
 	top_snap_take(&u->snap, u->o, &u->prev);
 }
 
-/* Keep the selection on the same process across refreshes and sorts. */
+static bool top_shown(struct top_ui *u, size_t i)
+{
+	return i < u->snap.nprocs && top_proc_shown(&u->snap.procs[i], u->o);
+}
+
+/* The shown process after (@dir 1) or before (-1) @i, or @i. */
+static size_t top_step(struct top_ui *u, size_t i, int dir)
+{
+	for (size_t j = i; dir > 0 ? j + 1 < u->snap.nprocs : j > 0;) {
+		j = dir > 0 ? j + 1 : j - 1;
+		if (top_shown(u, j))
+			return j;
+	}
+	return i;
+}
+
+/* Keep the selection on the same process across refreshes, sorts and
+ * filters; when it has gone or is filtered out, the nearest shown one. */
 static void top_fix_selection(struct top_ui *u)
 {
 	size_t i;
@@ -72,6 +90,11 @@ static void top_fix_selection(struct top_ui *u)
 			break;
 	if (i == u->snap.nprocs)
 		i = u->sel < u->snap.nprocs ? u->sel : u->snap.nprocs ? u->snap.nprocs - 1 : 0;
+	if (!top_shown(u, i)) {
+		size_t j = top_step(u, i, -1);
+
+		i = top_shown(u, j) ? j : top_step(u, i, 1);
+	}
 	u->sel = i;
 	if (i < u->snap.nprocs) {
 		u->sel_pid = u->snap.procs[i].h.pid;
@@ -79,9 +102,19 @@ static void top_fix_selection(struct top_ui *u)
 	}
 }
 
+static size_t top_nshown(struct top_ui *u)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < u->snap.nprocs; i++)
+		n += top_shown(u, i);
+	return n;
+}
+
 static void top_header(struct top_ui *u, int *y)
 {
 	const struct top_daemon *d = &u->snap.d;
+	char fr[16], tot[16], filter[48] = "";
 
 	/* Two or three lines of at most ~75 columns: an 80-column
 	 * terminal shows them whole. */
@@ -92,14 +125,23 @@ static void top_header(struct top_ui *u, int *y)
 	else
 		top_put((*y)++, "xsched-top  daemon absent: showing what processes publish");
 	attroff(A_BOLD);
-	if (d->present)
+	/* One node: its memory here; several: on each node's line. */
+	if (d->present && d->nnodes == 1)
+		top_put((*y)++, "  tick %.0f ms, heartbeat %.2f s ago%s, memory free %s of %s",
+			d->tick_ns / 1e6, d->heartbeat_age_ns / 1e9, d->fresh ? "" : " (stale)",
+			top_human(fr, sizeof(fr), d->nodes[0].mem_free_kib * 1024.0, 1024),
+			top_human(tot, sizeof(tot), d->nodes[0].mem_total_kib * 1024.0, 1024));
+	else if (d->present)
 		top_put((*y)++, "  tick %.0f ms, heartbeat %.2f s ago%s", d->tick_ns / 1e6,
 			d->heartbeat_age_ns / 1e9, d->fresh ? "" : " (stale)");
 	else
 		top_put((*y)++, "  (%s)", d->why);
-	top_put((*y)++, "delay %.1f s  sort %s%s  %zu processes   h help  q quit",
-		u->o->delay_s, top_sort_names[u->o->sort], u->paused ? "  [paused]" : "",
-		u->snap.nprocs);
+	if (u->o->filter[0])
+		snprintf(filter, sizeof(filter), "  /%.12s%s", u->o->filter,
+			 strlen(u->o->filter) > 12 ? "~" : "");
+	top_put((*y)++, "delay %.1f s  sort %s %s%s%s  %zu processes   h help  q quit",
+		u->o->delay_s, top_sort_names[u->o->sort], top_sort_dir(u->o),
+		u->paused ? "  [paused]" : "", filter, top_nshown(u));
 }
 
 /* One bar of @width: xsched workers '#', other tasks '=', idle '.'. */
@@ -125,8 +167,10 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 
 	if (!d->present)
 		return;
-	mvprintw((*y)++, 0, "CPU   bar: # xsched  = other  . idle%*s XSCHED%%  OTHER%%   IDLE%%  RQLAT",
-		 width - 24, "");
+	/* The legend in the bar's width, the numbers' names over them. */
+	mvprintw((*y)++, 0, "CPU   %-*s %7s %7s %7s %7s", width + 2,
+		 width >= 30 ? "bar: # xsched  = other  . idle" : "#xsched =other .idle", "XSCHED%",
+		 "OTHER%", "IDLE%", "RQLAT");
 	for (uint32_t n = 0; n <= d->nnodes; n++) {
 		bool header = false;
 
@@ -139,13 +183,22 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 				mvprintw((*y)++, 0, "  ... %u more CPUs", d->ncpus - (uint32_t)shown);
 				return;
 			}
-			if (!header && d->nnodes > 1) {
-				mvprintw((*y)++, 0, "node %u", n < d->nnodes ? d->nodes[n].node : 0);
+			if (!header && d->nnodes > 1 && n < d->nnodes) {
+				char fr[16], tot[16];
+
+				mvprintw((*y)++, 0, "node %u  memory free %s of %s", d->nodes[n].node,
+					 top_human(fr, sizeof(fr), d->nodes[n].mem_free_kib * 1024.0,
+						   1024),
+					 top_human(tot, sizeof(tot),
+						   d->nodes[n].mem_total_kib * 1024.0, 1024));
+				header = true;
+			} else if (!header && d->nnodes > 1) {
+				mvprintw((*y)++, 0, "node ?");
 				header = true;
 			}
 			mvprintw(*y, 0, "%-5u", c->cpu);
 			top_bar(*y, 6, width, c);
-			printw(" %6.1f %7.1f %7.1f %5uus", c->worker_permille / 10.0,
+			printw(" %7.1f %7.1f %7.1f %5uus", c->worker_permille / 10.0,
 			       c->foreign_permille / 10.0, c->idle_permille / 10.0, c->rq_latency_us);
 			(*y)++;
 			shown++;
@@ -153,39 +206,68 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 	}
 }
 
+/* The columns of a process row other than COMMAND, and its widest. */
+#define TOP_ROW_FIXED 64
+#define TOP_ROW_TOTALS 30
+#define TOP_CMD_MAX 127
+
 static void top_procs(struct top_ui *u, int *y)
 {
 	bool wide = COLS >= TOP_WIDE_COLS;
+	int cmd_w = 12, room = COLS - TOP_ROW_FIXED - (wide ? TOP_ROW_TOTALS : 0);
+	size_t shown = 0;
 
-	/* 76 columns; wide screens add the request totals. */
+	/* COMMAND is as wide as the longest name shown, if the screen has
+	 * room: 80 columns give it 16, 200 give it 106. */
+	for (size_t i = 0; i < u->snap.nprocs; i++) {
+		int n = (int)strlen(u->snap.procs[i].cmd);
+
+		if (top_shown(u, i) && n > cmd_w)
+			cmd_w = n;
+	}
+	if (cmd_w > room)
+		cmd_w = room > 12 ? room : 12;
+	if (cmd_w > TOP_CMD_MAX)
+		cmd_w = TOP_CMD_MAX;
 	attron(A_BOLD);
-	top_put((*y)++, "%-8s %-2s %-12s %3s %9s %9s %9s %5s %5s %-4s%s", "PID", "RT", "COMMAND",
-		"WRK", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "IMM%", "IDLE%", "DLB",
+	top_put((*y)++, "%-8s %-2s %-*s %3s %9s %9s %9s %5s %5s %-4s%s", "PID", "RT", cmd_w,
+		"COMMAND", "WRK", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "IMM%", "IDLE%", "DLB",
 		wide ? "  REQ_SENT_TOTAL REQ_HNDL_TOTAL" : "");
 	attroff(A_BOLD);
 	for (size_t i = 0; i < u->snap.nprocs && *y < LINES - 1; i++) {
 		const struct top_proc *p = &u->snap.procs[i];
-		char totals[64] = "";
+		char totals[64] = "", t[16], sl[16], sr[16], rs[16], rh[16];
 
+		if (!top_shown(u, i))
+			continue;
+		shown++;
 		if (wide)
-			snprintf(totals, sizeof(totals), "  %14llu %14llu",
-				 (unsigned long long)p->sent, (unsigned long long)p->handled);
+			snprintf(totals, sizeof(totals), "  %14s %14s",
+				 top_human(rs, sizeof(rs), (double)p->sent, 1000),
+				 top_human(rh, sizeof(rh), (double)p->handled, 1000));
 		if (i == u->sel)
 			attron(A_REVERSE);
-		top_put((*y)++, "%-8u %-2u %-12.12s %3u %9.0f %9.0f %9.0f %5.1f %5.1f %-4s%s",
-			p->h.pid, p->h.runtime_id, p->comm, p->h.nworkers, p->tasks_s,
-			p->steals_local_s, p->steals_remote_s, 100 * p->immediate_ratio, p->idle_pct,
-			top_dlb_name(p->h.dlb), totals);
+		top_put((*y)++, "%-8u %-2u %-*.*s %3u %9s %9s %9s %5.1f %5.1f %-4s%s", p->h.pid,
+			p->h.runtime_id, cmd_w, cmd_w, p->cmd, p->h.nworkers,
+			top_human(t, sizeof(t), p->tasks_s, 1000),
+			top_human(sl, sizeof(sl), p->steals_local_s, 1000),
+			top_human(sr, sizeof(sr), p->steals_remote_s, 1000), 100 * p->immediate_ratio,
+			p->idle_pct, top_dlb_name(p->h.dlb), totals);
 		if (i == u->sel)
 			attroff(A_REVERSE);
 	}
 	if (!u->snap.nprocs)
 		top_put((*y)++, "(no xsched processes publish statistics)");
+	else if (!shown)
+		top_put((*y)++, "(no process matches the filter '%s'; Esc clears it)", u->o->filter);
 }
 
 static void top_notes(struct top_ui *u)
 {
-	if (u->msg[0] && top_now_ns() < u->msg_until) {
+	if (u->typing) {
+		top_put(LINES - 1, "filter (Enter: keep, Esc: clear): %s", u->o->filter);
+		curs_set(1);
+	} else if (u->msg[0] && top_now_ns() < u->msg_until) {
 		attron(A_BOLD);
 		top_put(LINES - 1, "%s", u->msg);
 		attroff(A_BOLD);
@@ -221,7 +303,7 @@ static void top_draw_detail(struct top_ui *u)
 	p = &u->snap.procs[u->sel];
 	attron(A_BOLD);
 	top_put(y++, "workers of %u (%s), runtime %u: %u workers, dlb %s, %llu jobs%s", p->h.pid,
-		p->comm, p->h.runtime_id, p->h.nworkers, top_dlb_name(p->h.dlb),
+		p->cmd, p->h.runtime_id, p->h.nworkers, top_dlb_name(p->h.dlb),
 		(unsigned long long)p->h.jobs, p->h.flags & XS_STATS_F_DAEMON ? ", with xschedd" : "");
 	attroff(A_BOLD);
 	mvprintw(y++, 0, "Esc: back   h help   q quit");
@@ -235,17 +317,22 @@ static void top_draw_detail(struct top_ui *u)
 	attroff(A_BOLD);
 	for (uint32_t i = 0; i < p->h.nworkers && y < LINES - 1; i++) {
 		const struct xs_stats_worker *w = &p->w[i];
+		char n[11][16];
 
 		top_put(y++,
-			"%-4u %-8u %4u %4u %9.0f %10llu %9llu %9llu %5.1f %5llu %-4s %10llu %8llu "
-			"%8llu %8llu %8llu %8llu",
-			i, w->tid, w->cpu, w->node, p->w_tasks_s[i],
-			(unsigned long long)w->tasks_executed, (unsigned long long)w->stolen_local,
-			(unsigned long long)w->stolen_remote, p->w_idle_pct[i],
-			(unsigned long long)w->queue_depth, w->flags & XS_STATS_W_IDLE ? "idle" : "busy",
-			(unsigned long long)w->tasks_created, (unsigned long long)w->tasks_self,
-			(unsigned long long)w->tasks_local, (unsigned long long)w->tasks_remote,
-			(unsigned long long)w->immediate, (unsigned long long)w->requests_sent);
+			"%-4u %-8u %4u %4u %9s %10s %9s %9s %5.1f %5s %-4s %10s %8s %8s %8s %8s %8s",
+			i, w->tid, w->cpu, w->node, top_human(n[0], 16, p->w_tasks_s[i], 1000),
+			top_human(n[1], 16, (double)w->tasks_executed, 1000),
+			top_human(n[2], 16, (double)w->stolen_local, 1000),
+			top_human(n[3], 16, (double)w->stolen_remote, 1000), p->w_idle_pct[i],
+			top_human(n[4], 16, (double)w->queue_depth, 1000),
+			w->flags & XS_STATS_W_IDLE ? "idle" : "busy",
+			top_human(n[5], 16, (double)w->tasks_created, 1000),
+			top_human(n[6], 16, (double)w->tasks_self, 1000),
+			top_human(n[7], 16, (double)w->tasks_local, 1000),
+			top_human(n[8], 16, (double)w->tasks_remote, 1000),
+			top_human(n[9], 16, (double)w->immediate, 1000),
+			top_human(n[10], 16, (double)w->requests_sent, 1000));
 	}
 }
 
@@ -292,13 +379,16 @@ static void top_draw_help(void)
 	static const char *const lines[] = {
 		"xsched-top help",
 		"",
-		"  q             quit (on this screen: back, like any key)",
-		"  h, ?          this help",
+		"  q, F10        quit (q on this screen: back, like any key)",
+		"  h, ?, F1      this help",
 		"  Up, Down      select a process",
 		"  Enter, w      the selected process's workers (detail view)",
 		"  c             the victim table of a CPU (xschedd); Left, Right: other CPU",
 		"  Esc           back to the main view",
 		"  s             sort by the next key: tasks/s, steals/s, idle%, pid, command",
+		"  R             reverse the sort (the header says desc or asc)",
+		"  /             filter by command or pid as you type; Enter keeps the",
+		"                filter, Esc (at the prompt or on the main view) clears it",
 		"  p             pause / resume refreshing",
 		"  d             set the delay between refreshes (seconds)",
 		"",
@@ -308,7 +398,8 @@ static void top_draw_help(void)
 		"(full queue); IDLE% of the last interval spent waiting; DLB the balancing",
 		"strategy; REQ_SENT_TOTAL, REQ_HNDL_TOTAL steal requests (wide screens).",
 		"CPU bars (from xschedd): # xsched workers, = other tasks, . idle; RQLAT the",
-		"mean run-queue latency.",
+		"mean run-queue latency; memory free per node. 12.3K, 1.2M: powers of 1000",
+		"(memory: of 1024); --json prints every number exact.",
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && (int)i < LINES; i++) {
@@ -361,9 +452,50 @@ static void top_ask_delay(struct top_ui *u)
 	}
 }
 
+/* The / prompt: the table follows each key typed; Enter keeps the
+ * filter, Esc clears it. Printable ASCII only, TOP_FILTER_LEN - 1 at most. */
+static void top_ask_filter(struct top_ui *u)
+{
+	char *f = u->o->filter;
+
+	u->view = VIEW_MAIN;
+	u->typing = 1;
+	timeout(-1);
+	for (;;) {
+		size_t n = strlen(f);
+		int k;
+
+		top_fix_selection(u);
+		top_draw(u);
+		k = getch();
+		if (k == '\n' || k == '\r' || k == KEY_ENTER)
+			break;
+		if (k == 27) {
+			f[0] = '\0';
+			break;
+		}
+		if ((k == KEY_BACKSPACE || k == 127 || k == 8) && n)
+			f[n - 1] = '\0';
+		else if (k >= 0x20 && k <= 0x7e && n + 1 < TOP_FILTER_LEN) {
+			f[n] = (char)k;
+			f[n + 1] = '\0';
+		}
+	}
+	u->typing = 0;
+	curs_set(0);
+	top_fix_selection(u);
+	if (f[0])
+		top_message(u, "filter '%s': %zu of %zu processes", f, top_nshown(u),
+			    u->snap.nprocs);
+	else
+		top_message(u, "filter cleared");
+}
+
 /* Handle key @k; returns 1 to quit, 2 when a fresh snapshot is wanted. */
 static int top_key(struct top_ui *u, int k)
 {
+	if (k == KEY_F(10)) /* htop's quit, on every screen */
+		return 1;
 	/* Any key leaves the help screen, q too (as in top and htop). */
 	if (u->view == VIEW_HELP) {
 		u->view = u->back;
@@ -371,30 +503,47 @@ static int top_key(struct top_ui *u, int k)
 	}
 	switch (k) {
 	case 'q': return 1;
-	case 'h': case '?': u->back = u->view; u->view = VIEW_HELP; break;
-	case 27: case KEY_BACKSPACE: u->view = VIEW_MAIN; break;
+	case 'h': case '?': case KEY_F(1): u->back = u->view; u->view = VIEW_HELP; break;
+	case 27: case KEY_BACKSPACE:
+		if (u->view == VIEW_MAIN && u->o->filter[0]) {
+			u->o->filter[0] = '\0';
+			top_fix_selection(u);
+			top_message(u, "filter cleared");
+		}
+		u->view = VIEW_MAIN;
+		break;
+	case '/': top_ask_filter(u); break;
+	case 'R':
+		u->o->reverse = !u->o->reverse;
+		top_snap_sort(&u->snap, u->o->sort, u->o->reverse);
+		top_message(u, "sorted by %s, %s", top_sort_names[u->o->sort], top_sort_dir(u->o));
+		break;
 	case '\n': case KEY_ENTER: case 'w':
+		if (u->view != VIEW_DETAIL && !top_shown(u, u->sel)) {
+			top_message(u, "no process shown to select");
+			break;
+		}
 		u->view = u->view == VIEW_DETAIL ? VIEW_MAIN : VIEW_DETAIL;
 		break;
 	case 'c': u->view = VIEW_CPU; break;
 	case 's':
 		u->o->sort = (u->o->sort + 1) % TOP_SORT_N;
-		top_snap_sort(&u->snap, u->o->sort);
-		top_message(u, "sorted by %s", top_sort_names[u->o->sort]);
+		top_snap_sort(&u->snap, u->o->sort, u->o->reverse);
+		top_message(u, "sorted by %s, %s", top_sort_names[u->o->sort], top_sort_dir(u->o));
 		break;
 	case 'p': u->paused = !u->paused; break;
 	case 'd': top_ask_delay(u); break;
 	case KEY_UP:
 		if (u->view == VIEW_CPU)
 			u->cpu = u->cpu ? u->cpu - 1 : u->cpu;
-		else if (u->sel)
-			u->sel--;
+		else
+			u->sel = top_step(u, u->sel, -1);
 		break;
 	case KEY_DOWN:
 		if (u->view == VIEW_CPU)
 			u->cpu++;
-		else if (u->sel + 1 < u->snap.nprocs)
-			u->sel++;
+		else
+			u->sel = top_step(u, u->sel, 1);
 		break;
 	case KEY_LEFT: if (u->cpu) u->cpu--; break;
 	case KEY_RIGHT: u->cpu++; break;
