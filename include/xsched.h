@@ -149,7 +149,8 @@ struct xs_stats {
 	uint64_t tasks_local;           /* ... by another worker of the creator's node */
 	uint64_t tasks_remote;          /* ... by a worker of another node */
 	uint64_t immediate;             /* run at once because their queue was full */
-	uint64_t static_pushes;         /* pushed round-robin into a queue */
+	uint64_t static_pushes;         /* pushed: descriptors queued (any
+					 * push policy) and frames */
 	uint64_t continuations;         /* continuations created */
 	uint64_t requests_sent;         /* steal requests written by thieves */
 	uint64_t requests_handled;      /* valid requests served by victims */

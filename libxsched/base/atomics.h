@@ -45,15 +45,35 @@ static inline void *xs_alloc_cache_aligned(size_t size)
 #define xs_fence_compiler() atomic_signal_fence(memory_order_seq_cst)
 
 /*
- * Owner-written counter: only the owning worker ever writes it, readers on
- * other threads (statistics, xsched-top) take relaxed snapshots. A relaxed
- * load + store is enough (no read-modify-write) because there is one writer.
+ * Owner-written count: only the owning thread ever writes it, readers on
+ * other threads take relaxed snapshots. A relaxed load + store is enough (no
+ * read-modify-write) because there is one writer. The barrier's termination
+ * counts (core/barrier.h) and the few counts the scheduler itself reads back
+ * are of this kind and always counted.
  */
-typedef _Atomic uint64_t xs_counter_t;
+typedef _Atomic uint64_t xs_owned_t;
+
+static inline void xs_owned_add(xs_owned_t *c, uint64_t n)
+{
+	/* Relaxed: one writer; readers want a snapshot, not an order. */
+	xs_store_relaxed(c, xs_load_relaxed(c) + n);
+}
+
+static inline void xs_owned_inc(xs_owned_t *c)
+{
+	xs_owned_add(c, 1);
+}
+
+/*
+ * Statistics counter: an owner-written count that only statistics read
+ * (obs/, XSCHED_SHOW_STATS, the stats page, the profile): nothing the
+ * scheduler decides may depend on one.
+ */
+typedef xs_owned_t xs_counter_t;
 
 static inline void xs_counter_add(xs_counter_t *c, uint64_t n)
 {
-	xs_store_relaxed(c, xs_load_relaxed(c) + n);
+	xs_owned_add(c, n);
 }
 
 static inline void xs_counter_inc(xs_counter_t *c)

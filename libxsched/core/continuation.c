@@ -43,6 +43,7 @@ struct xs_continuation *xs_continuation_create(xs_task_fn fn, const void *arg, s
 	if (size) /* arg may be NULL then: memcpy() must not get it */
 		memcpy(t->arg, arg, size);
 	/* Created now, before any other thread can see it: barrier.c. */
+	xs_barrier_count_created(&w->bcnt);
 	xs_counter_inc(&w->ctr.continuations);
 	return (struct xs_continuation *)t;
 }

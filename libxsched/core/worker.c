@@ -173,19 +173,16 @@ void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg)
 	w->dq.base = base;
 }
 
-/* Count a completed queued task by where it was created (paper: self,
- * NUMA-local, NUMA-remote). */
+/* Count a completed queued task: finished for the barrier and, for the
+ * statistics, by where it was created (paper: self, NUMA-local,
+ * NUMA-remote). tasks_self is not counted: stats.c derives it from the
+ * barrier's finished, so a task run by its creator costs one count. */
 static void xs_count_completed(struct xs_worker *w, const struct xs_task *t)
 {
-	xs_counter_t *c;
-
+	xs_barrier_count_finished(&w->bcnt);
 	if (t->creator == w->id)
-		c = &w->ctr.tasks_self;
-	else if (t->creator_node == w->node)
-		c = &w->ctr.tasks_local;
-	else
-		c = &w->ctr.tasks_remote;
-	xs_counter_inc(c);
+		return;
+	xs_counter_inc(t->creator_node == w->node ? &w->ctr.tasks_local : &w->ctr.tasks_remote);
 }
 
 /*
@@ -392,7 +389,7 @@ static inline void xs_task_queue_publish(struct xs_worker *w, struct xs_spsc *q,
 				   struct xs_parker *wake)
 {
 	/* Counted created before it becomes visible: barrier.c. */
-	xs_counter_inc(&w->ctr.static_pushes);
+	xs_barrier_count_created(&w->bcnt);
 	xs_spsc_push(q, t);
 	if (wake)
 		xs_park_notify(wake);
@@ -519,7 +516,8 @@ void xs_task_push_counted(struct xs_task *parent, xs_task_fn fn, const void *arg
 		xs_task_queue_publish(w, q, t, wake);
 		return;
 	}
-	xs_counter_inc(&w->ctr.static_pushes);
+	/* Created before it runs, as a queued task's (barrier.c, (a) 4). */
+	xs_barrier_count_created(&w->bcnt);
 	xs_task_run_queued(w, t);
 }
 

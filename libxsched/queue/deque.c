@@ -249,7 +249,7 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t from, uint32_t end
 		__atomic_store_n(&d->frames[j].done, XS_FRAME_OWN, __ATOMIC_RELAXED);
 	d->split = ns;
 	xs_deque_check(w);
-	xs_counter_inc(&w->fctr.publishes);
+	xs_owned_inc(&w->fctr.publishes); /* the rescue watch reads it */
 	xs_deque_wake_one(w);
 }
 
@@ -369,14 +369,16 @@ static uint32_t xs_deque_wait_frame(struct xs_worker *w, uint32_t i)
 	struct xs_frame *f = &w->dq.frames[i];
 	uint32_t done;
 
-	/* Counted before the task that spawned it can complete: barrier.c. */
-	xs_counter_inc(&w->fctr.frames_stolen);
+	/* Counted before the task that spawned it can complete: barrier.c's
+	 * rule 2 needs it in the created sum of the worker whose task joins
+	 * it, whatever the thief did with it. */
+	xs_barrier_count_rejoined(&w->bcnt);
 	if (!xs_frame_done(f))
 		xs_worker_wait_until(w, xs_frame_done, f);
 	/* Relaxed: our own acquire above read it. */
 	done = __atomic_load_n(&f->done, __ATOMIC_RELAXED);
 	if (done == XS_FRAME_RAN)
-		xs_counter_inc(&w->fctr.frames_stolen_ran);
+		xs_owned_inc(&w->fctr.frames_stolen_ran);
 	/* Relaxed: the frame is the owner's again (done acquired above).
 	 * (rescue) fn cleared: a rescuer may publish this slot again before
 	 * the owner sees its claim, and a thief must then find no task. */
