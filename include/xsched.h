@@ -176,8 +176,8 @@ struct xs_stats {
 };
 
 /* Snapshot @rt's counters into @out. Safe while tasks run (counters are
- * read relaxed, so a running snapshot is approximate). Returns 0 or
- * -EINVAL. */
+ * read relaxed, so a running snapshot is approximate). Returns 0, -EINVAL,
+ * or -EOPNOTSUPP in a library built without statistics (-DXS_NO_STATS). */
 int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out);
 
 /*

@@ -32,7 +32,7 @@ struct xs_barrier_node {
  * one set per worker, written only by that worker (xs_owned_inc(): a
  * relaxed load + store on its own line, no RMW) and summed by the
  * barrier's waves, which read a worker's set on its own thread. They are
- * the proof's, not statistics. Statistics
+ * the proof's, not statistics: -DXS_NO_STATS keeps them. Statistics
  * (obs/stats.c) read them, never the other way round. All only grow.
  */
 struct xs_barrier_counts {

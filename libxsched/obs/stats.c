@@ -85,6 +85,10 @@ void xs_stats_print(struct xs_runtime *rt, FILE *out)
 	uint64_t executed = 0, total[XS_NCOUNTERS] = { 0 };
 	struct xs_daemon_info info;
 
+#ifdef XS_NO_STATS
+	fputs("xsched: statistics were compiled out (-DXS_NO_STATS)\n", out);
+	return;
+#endif
 	fprintf(out, "xsched: statistics for %u workers\n%-8s %14s", rt->nworkers, "worker",
 		"tasks_executed");
 	for (size_t f = 0; f < XS_NCOUNTERS; f++)
@@ -120,6 +124,10 @@ int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out)
 {
 	if (!rt || !out)
 		return -EINVAL;
+#ifdef XS_NO_STATS
+	/* Built without statistics: most counters would read 0. */
+	return -EOPNOTSUPP;
+#endif
 	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		const struct xs_worker *w = rt->workers[i];

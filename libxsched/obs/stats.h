@@ -18,7 +18,7 @@
  * and struct xs_stats's (include/xsched.h), so they stay; what feeds them
  * may change. Two are not incremented in w->ctr but derived from the
  * barrier's termination counts (core/barrier.h) by xs_worker_counters():
- * tasks_self and static_pushes.
+ * tasks_self and static_pushes. -DXS_NO_STATS compiles every increment out.
  */
 #define XS_COUNTERS(X)                                                                     \
 	X(tasks_self, "queued tasks run by the worker that created them (derived)")       \
