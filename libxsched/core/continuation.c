@@ -80,7 +80,7 @@ bool xs_inject_take(struct xs_worker *w)
 		return false;
 	/* Acquire pairs with the release CAS in xs_continuation_ready() (and,
 	 * through the release sequence, with every push before it). */
-	t = atomic_exchange_explicit(&w->rt->inject, NULL, memory_order_acquire);
+	t = xs_exchange_acquire(&w->rt->inject, NULL);
 	for (; t; t = next) {
 		next = t->next_free;
 		if (xs_spsc_reserve(w->in[0]))

@@ -359,7 +359,7 @@ static void xs_wake_a_thief(struct xs_worker *w)
 	/* Relaxed: hints; a stale answer costs a wake or a wait of at most
 	 * one spin period, and xs_park_wake() itself is exact. */
 	if (xs_likely(!xs_load_relaxed(&rt->nparked)) || xs_load_relaxed(&rt->waking) ||
-	    atomic_exchange_explicit(&rt->waking, 1, memory_order_relaxed))
+	    xs_exchange_relaxed(&rt->waking, 1))
 		return;
 	for (uint32_t k = 1; k < w->nworkers; k++) {
 		struct xs_worker *v = w->out_worker[k];
@@ -875,14 +875,14 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		 * that misses this increment only wakes nobody this time, and
 		 * thieves are never needed for progress (the owner runs its
 		 * own tasks), so no wake-up that matters can be lost. */
-		atomic_fetch_add_explicit(&w->rt->nparked, 1, memory_order_relaxed);
+		xs_fetch_add_relaxed(&w->rt->nparked, 1);
 		/* (rescue) Frames held private by a worker that may be
 		 * stranded: look again after the rescue threshold. */
 		if ((rescue_ns = xs_deque_rescue_park_ns(w)))
 			xs_park_timed(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks, rescue_ns);
 		else
 			xs_park(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks);
-		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
+		xs_fetch_sub_relaxed(&w->rt->nparked, 1);
 		xs_deque_woken(w);
 		idle_since = xs_now_ns();
 		spin_ns = xs_worker_spin_window(w);

@@ -22,8 +22,6 @@
 #ifndef XSCHED_GOMP_H
 #define XSCHED_GOMP_H
 
-#include <stdatomic.h>
-
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -48,7 +48,7 @@ static uint64_t xs_sub_sat(uint64_t a, uint64_t b)
  */
 void xs_worker_counters(const struct xs_worker *w, struct xs_counters *out)
 {
-	uint64_t pushed = __atomic_load_n(&w->dq.pushed, __ATOMIC_RELAXED);
+	uint64_t pushed = xs_plain_load_relaxed(&w->dq.pushed);
 	uint64_t lost = xs_load_relaxed(&w->fctr.frames_stolen_ran);
 	uint64_t created, finished;
 
