@@ -40,7 +40,8 @@ typedef void (*xs_task_fn)(void *arg);
 /*
  * Create a runtime with @nworkers workers; 0 means XSCHED_WORKERS, or the
  * number of CPUs in the calling thread's affinity mask. Other settings come
- * from the XSCHED_* environment (see xs_options_print()). Returns NULL and
+ * from the XSCHED_* environment (xsched(7), xs_option_describe();
+ * XSCHED_VERBOSE=1 prints the values in effect). Returns NULL and
  * sets errno on failure: EINVAL for a bad option (a message naming it is
  * printed on stderr), ENOMEM, EAGAIN when threads cannot be created.
  */

@@ -16,10 +16,9 @@
  * worker is a child of the root (arity N - 1). There waiters park at once
  * (worker.c), so each level of the tree is a wake-up and a wait for a CPU
  * on the way up and again on the way down; flat, the root gathers and
- * releases everyone itself. Measured (docs/perf/corun.md,
- * sixth session): 1000 regions of 8 threads on 2 CPUs, 0.69-0.81 s flat
- * against 0.82-1.68 s binary, libgomp 0.61-0.86 s. Nothing below depends
- * on the tree's shape.
+ * releases everyone itself: 1000 regions of 8 threads on 2 CPUs took
+ * 0.69-0.81 s flat against 0.82-1.68 s binary, libgomp 0.61-0.86 s
+ * (docs/perf/corun.md). Nothing below depends on the tree's shape.
  *
  * Where a task can be, every place, and what keeps the barrier from
  * releasing while it is there:

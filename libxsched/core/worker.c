@@ -682,18 +682,18 @@ static bool xs_wait_has_work(void *p)
  * runs the next entity on a yield whatever its weight). Yielding then only
  * loses slices: the next XS_COSTLY_PARKS waits spin without yielding, then
  * park, which leaves the CPU to the hog until the notifier's wake-up
- * preempts it. Measured in the fourth session (with the rule below that
- * this one replaced), a nice-19 fuzzer on one of 2 CPUs: the drop-in's
- * 2-thread loops (50 000 barriers) took 0.07-0.16 s against 0.07-1.7 s
- * yielding every 64 looks; libomp 0.14-0.16 s.
+ * preempts it. With a nice-19 fuzzer on one of 2 CPUs, the drop-in's
+ * 2-thread loops (50 000 barriers) took 0.07-0.16 s so, against
+ * 0.07-1.7 s yielding every 64 looks, and libomp 0.14-0.16 s
+ * (docs/perf/corun.md).
  *
  * How long the yield took says nothing by itself. Two co-running programs'
  * teams, 2 threads each on 2 CPUs, go fastest when each yields to the
  * other until one has both its threads on CPU and runs its barriers at
  * full speed for a slice: a waiter's yield then lasts that slice, while
  * its own teammate was not running either, so nothing was lost. Counting
- * such yields costly (the fourth session's rule: any yield over 100 us)
- * fed on itself: a waiter that stops yielding holds its CPU for the spin
+ * such yields costly (a rule of "any yield over 100 us", which this one
+ * replaced) fed on itself: a waiter that stops yielding holds its CPU for the spin
  * time, which makes the other program's yields long, which stops theirs;
  * two co-running copies of the drop-in's loops (50 000 barriers) took
  * 5.5 s in some runs, 0.17 s in others, and in the slow ones each worker
@@ -704,8 +704,8 @@ static bool xs_wait_has_work(void *p)
  * XS_SPINS_PER_YIELD looks, as libgomp does with more threads than CPUs.
  * Some teammate is always waiting for a CPU there, and the one we wait
  * for is likely it; spinning, or yielding to whoever else is runnable,
- * only delays it. Measured (docs/perf/corun.md, sixth session):
- * 10^4 regions of 4 threads on 2 CPUs took 2-3x libgomp's time spinning.
+ * only delays it: 10^4 regions of 4 threads on 2 CPUs took 2-3x
+ * libgomp's time spinning (docs/perf/corun.md).
  */
 #define XS_SPINS_PER_YIELD 64u
 #define XS_YIELD_COSTLY_NS 100000u
@@ -744,8 +744,7 @@ static void xs_worker_yield(struct xs_worker *w)
  * switches (a woken thread on its way to an idle CPU, a kernel thread's
  * moment) from costing a park and a futex wake: parking at every
  * preemption made two co-running copies of the drop-in's loops slower,
- * while 20 us shortened their makespan by 5-6% (docs/perf/corun.md,
- * eighth session).
+ * while 20 us shortened their makespan by 5-6% (docs/perf/corun.md).
  *
  * Only the moment of the park changes: the park itself (park.h) is the
  * same Dekker handshake with the same re-check, so the no-lost-wake-up
@@ -795,9 +794,9 @@ void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uin
  * running task ends, and counts as stranded only past XSCHED_RESCUE_US
  * (deque_rescue.c): work is on its way. A thief that parked meanwhile
  * cost the publisher a futex wake and then waited for a CPU: 2-14 ms a
- * park on the loaded 2-CPU machine (`perf sched timehist`,
- * docs/perf/dropin.md, ninth session), where libgomp's waiter spins
- * through the same gap.
+ * park on a loaded 2-CPU machine (`perf sched timehist`,
+ * docs/perf/dropin.md), where libgomp's waiter spins through the same
+ * gap.
  * Read once per stretch: the teammate's top is on the line it writes at
  * every spawn. XSCHED_SPIN_US=0 (OMP_WAIT_POLICY=passive) never spins.
  */

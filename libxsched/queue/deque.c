@@ -48,9 +48,9 @@
  *  - xs_deque_wait_stolen_run(): ts = (lo, lo) by one release store for a
  *    run [lo, i] of taken frames, once every one of them is done: head
  *    goes back down only here, when nothing at or above lo is in a
- *    thief's hands. (The join used to store ts once per taken frame and
- *    CAS it once per frame taken back: 1.8 writes of the shared line per
- *    sparselu task at 2 threads, docs/perf/core.md, eighth session.)
+ *    thief's hands. One store per run, not one per taken frame plus a
+ *    CAS per frame taken back: the shared line is the cost (that was 1.8
+ *    writes of it per sparselu task at 2 threads, docs/perf/core.md).
  *  - xs_deque_wake_one() after a publish or a steal that left frames:
  *    the Dekker pairing with xs_park() (park.h), over ts and park.state.
  *  - splitreq: relaxed both ways (a hint; see deque.h).
