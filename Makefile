@@ -18,6 +18,7 @@
 #   make fuzz FUZZ_SECONDS=N  libFuzzer targets of every parser, N s each (tests/fuzz)
 #   make check-models         spin verifies the protocol models (tests/models)
 #   make check-mutants        the tests kill every -DXS_MUTATE_* build (tests/mutants)
+#   make check-nostats        the termination tests, statistics compiled out (build-nostats/)
 #   make soak SOAK_TASKS=N    the long run: stops, hogs, daemon restarts (tests/soak)
 #   make V=1                  show the commands
 #   make install [PREFIX=/usr/local DESTDIR=]  and uninstall (packaging/install.mk)
@@ -276,6 +277,21 @@ check-models:
 check-mutants:
 	$(Q)scripts/deps.sh
 	$(Q)tests/mutants/check.sh
+
+# The termination tests against a library without statistics: built with
+# -DXS_NO_STATS (xs_counter_inc/add compile to nothing, atomics.h) in
+# build-nostats/. The barrier counts with counts of its own (core/barrier.h),
+# so these must pass there as in build/.
+nostats-tests := barrier-termination-random-trees barrier-waits-for-stolen-frames \
+	frames-random-trees-checksum runtime-fib-checksum
+.PHONY: check-nostats
+check-nostats:
+	$(Q)scripts/deps.sh
+	$(Q)$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc)) \
+		O=build-nostats CFLAGS="-O2 -g -DXS_NO_STATS" kselftest \
+		$(nostats-tests:%=build-nostats/tests/%)
+	$(Q)XS_SRCDIR=$(CURDIR) XS_BUILDDIR=$(abspath build-nostats) \
+		scripts/run-tests.sh $(nostats-tests:%=build-nostats/tests/%)
 
 # make install / uninstall / deb: packaging/install.mk
 include packaging/install.mk

@@ -40,7 +40,8 @@ typedef void (*xs_task_fn)(void *arg);
 /*
  * Create a runtime with @nworkers workers; 0 means XSCHED_WORKERS, or the
  * number of CPUs in the calling thread's affinity mask. Other settings come
- * from the XSCHED_* environment (see xs_options_print()). Returns NULL and
+ * from the XSCHED_* environment (xsched(7), xs_option_describe();
+ * XSCHED_VERBOSE=1 prints the values in effect). Returns NULL and
  * sets errno on failure: EINVAL for a bad option (a message naming it is
  * printed on stderr), ENOMEM, EAGAIN when threads cannot be created.
  */
@@ -149,7 +150,8 @@ struct xs_stats {
 	uint64_t tasks_local;           /* ... by another worker of the creator's node */
 	uint64_t tasks_remote;          /* ... by a worker of another node */
 	uint64_t immediate;             /* run at once because their queue was full */
-	uint64_t static_pushes;         /* pushed round-robin into a queue */
+	uint64_t static_pushes;         /* pushed: descriptors queued (any
+					 * push policy) and frames */
 	uint64_t continuations;         /* continuations created */
 	uint64_t requests_sent;         /* steal requests written by thieves */
 	uint64_t requests_handled;      /* valid requests served by victims */
@@ -175,8 +177,8 @@ struct xs_stats {
 };
 
 /* Snapshot @rt's counters into @out. Safe while tasks run (counters are
- * read relaxed, so a running snapshot is approximate). Returns 0 or
- * -EINVAL. */
+ * read relaxed, so a running snapshot is approximate). Returns 0, -EINVAL,
+ * or -EOPNOTSUPP in a library built without statistics (-DXS_NO_STATS). */
 int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out);
 
 /*

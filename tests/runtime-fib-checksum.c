@@ -4,6 +4,8 @@
  * answer for 1..8 workers, repeatedly on one runtime, and every spawned
  * task is accounted for in the counters.
  */
+#include <errno.h>
+
 #include "xsched.h"
 #include "xs_test.h"
 #include "test-scale.h"
@@ -23,6 +25,7 @@ TEST_F_TIMEOUT(runtime, fib_all_worker_counts, 600)
 	for (unsigned p = 1; p <= 8; p++) {
 		struct xs_runtime *rt = xs_runtime_create(p);
 		struct xs_stats st;
+		int rc;
 
 		ASSERT_NE(NULL, rt);
 		ASSERT_EQ(p, xs_runtime_workers(rt));
@@ -35,7 +38,14 @@ TEST_F_TIMEOUT(runtime, fib_all_worker_counts, 600)
 			ASSERT_EQ(0, xs_runtime_run(rt, fib_task, &a));
 			ASSERT_EQ(expect, out);
 		}
-		ASSERT_EQ(0, xs_runtime_stats(rt, &st));
+		rc = xs_runtime_stats(rt, &st);
+		if (rc == -EOPNOTSUPP) {
+			/* make check-nostats: the answers are checked, the
+			 * counts cannot be. */
+			xs_runtime_destroy(rt);
+			continue;
+		}
+		ASSERT_EQ(0, rc);
 		EXPECT_EQ((uint64_t)(test_scale() > 1 ? 1 : 5) * spawns, st.tasks_executed);
 		EXPECT_EQ(st.static_pushes, st.tasks_self + st.tasks_local + st.tasks_remote);
 		EXPECT_EQ(st.tasks_executed, st.static_pushes + st.immediate);

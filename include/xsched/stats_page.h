@@ -101,7 +101,8 @@ struct xs_stats_worker {
 	__u64 tasks_local;
 	__u64 tasks_remote;
 	__u64 immediate;
-	__u64 static_pushes;
+	__u64 static_pushes;   /* tasks pushed: queued descriptors (any push
+				* policy) and frames; the name predates frames */
 	__u64 continuations;
 	__u64 requests_sent;
 	__u64 requests_handled;

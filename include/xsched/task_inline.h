@@ -77,7 +77,10 @@ struct xs_deque {
  * TLS surplus) instead of a __tls_get_addr() call or its relaxation. */
 extern __thread __attribute__((tls_model("initial-exec"))) struct xs_worker *xs_self;
 
-/* Out-of-line halves (libxsched/queue/deque.c). */
+/* Out-of-line halves: xs_task_spawn(), xs_task_wait(), xs_task_wait_from()
+ * and xs_task_end() in libxsched/core/worker.c, xs_task_publish() in
+ * libxsched/queue/deque.c, xs_task_rescued() and xs_task_retired() in
+ * libxsched/core/deque_rescue.c. */
 int xs_task_spawn(void (*fn)(void *arg), const void *arg, size_t size);
 int xs_task_wait(void);
 void xs_task_publish(void);

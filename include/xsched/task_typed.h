@@ -54,8 +54,8 @@
  * move the deque's top, which they still store at every spawn and pop
  * (the rescue reads it, deque_rescue.c), so every other path sees the
  * same deque. A child joined by a direct call gets the top it was popped
- * at. Measured on fib in Lace's shape: 1.15-1.39 ns a spawn against
- * 1.66-2.08 with NAME_spawn()/NAME_join() (docs/perf/core.md, sixth session).
+ * at. On fib in Lace's shape that is 1.15-1.39 ns a spawn against
+ * 1.66-2.08 with NAME_spawn()/NAME_join() (docs/perf/core.md).
  * One more rule, since xs_top is the body's copy: a body that uses them
  * uses neither NAME_spawn()/NAME_join() nor xs_spawn()/xs_sync() (which
  * move top behind xs_top's back; a function it calls may, as long as its
@@ -83,8 +83,7 @@
  * request, a rescue) - once, by xs_task_join_newest(). A child joined by
  * a direct call is not counted, as a function call is not: one counter
  * add per join cost fib 0.2-0.25 ns of its ~1.6 ns per spawn+join
- * (docs/perf/core.md, fifth session). With one worker no typed child is
- * counted.
+ * (docs/perf/core.md). With one worker no typed child is counted.
  *
  * Order. A typed join runs the newest child, so children that nobody
  * steals start in reverse spawn order (Lace's order; thieves still take

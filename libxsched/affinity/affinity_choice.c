@@ -32,16 +32,16 @@
  * use it). Tagging with the epoch read *before* asking means that a change
  * during the asking leaves a memo that is already stale.
  */
-#include <stdatomic.h>
 
 #include "affinity/affinity.h"
+#include "base/atomics.h"
 #include "core/runtime.h"
 
 static _Atomic uint64_t xs_affinity_epoch = 1; /* 0 marks an empty memo */
 
 void xs_affinity_epoch_bump(void)
 {
-	atomic_fetch_add_explicit(&xs_affinity_epoch, 1, memory_order_relaxed);
+	xs_fetch_add_relaxed(&xs_affinity_epoch, 1);
 }
 
 static struct xs_aff_memo *xs_memo_find(struct xs_runtime *rt, uint64_t epoch, uint64_t n,
@@ -74,7 +74,7 @@ static void xs_memo_keep(struct xs_runtime *rt, uint64_t epoch, uint64_t n, int6
 
 void xs_affinity_choose(struct xs_runtime *rt, uint64_t n, struct xs_aff_choice *c)
 {
-	uint64_t epoch = atomic_load_explicit(&xs_affinity_epoch, memory_order_relaxed);
+	uint64_t epoch = xs_load_relaxed(&xs_affinity_epoch);
 	int64_t trials = rt->opt.affinity_trial;
 	const struct xs_aff_memo *s = xs_memo_find(rt, epoch, n, trials);
 	const struct xs_affinity_map *m;

@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "affinity/affinity.h"
+#include "base/atomics.h"
 #include "core/runtime.h"
 #include "topo/topology.h"
 
@@ -574,7 +574,7 @@ static void xs_say_once(const char *msg)
 	static _Atomic uint64_t last;
 	uint64_t h = xs_fnv(XS_FNV_INIT, msg, strlen(msg)) | 1;
 
-	if (atomic_exchange_explicit(&last, h, memory_order_relaxed) != h)
+	if (xs_exchange_relaxed(&last, h) != h)
 		fputs(msg, stderr);
 }
 

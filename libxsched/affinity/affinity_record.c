@@ -58,7 +58,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +68,7 @@
 
 #include "xsched.h"
 #include "affinity/affinity.h"
+#include "base/atomics.h"
 #include "core/runtime.h"
 
 #define XS_AFF_MAX_REGIONS 64
@@ -284,7 +284,9 @@ static void xs_rec_segv(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	if (gettid() != xs_rec.tid) {
-		atomic_fetch_add_explicit(&xs_rec_foreign, 1, memory_order_relaxed);
+		/* Relaxed: a count read after the recording ends; the
+		 * mprotect() below orders nothing through it. */
+		xs_fetch_add_relaxed(&xs_rec_foreign, 1);
 		mprotect((void *)page, xs_rec.pg, PROT_READ | PROT_WRITE);
 		errno = saved;
 		return;
@@ -516,7 +518,7 @@ int xs_aff_record(uint64_t n, uint64_t granule, const struct xs_aff_record_cfg *
 	T = n / granule + (n % granule != 0);
 	if (T > UINT32_MAX - 1)
 		return -E2BIG;
-	if (atomic_exchange_explicit(&xs_rec_busy, 1, memory_order_acquire))
+	if (xs_exchange_acquire(&xs_rec_busy, 1))
 		return -EBUSY;
 	memset(&xs_rec, 0, offsetof(__typeof__(xs_rec), old_segv));
 	xs_rec.pg = xs_aff_page();
@@ -619,7 +621,7 @@ out_mem:
 	if (ret)
 		xs_aff_hgraph_free(h);
 out_busy:
-	atomic_store_explicit(&xs_rec_busy, 0, memory_order_release);
+	xs_store_release(&xs_rec_busy, 0);
 	return ret;
 }
 
@@ -654,7 +656,7 @@ int xs_affinity_record_loop(struct xs_runtime *rt, uint64_t n, xs_aff_chunk_fn f
 	if (!path[0] || n < 2)
 		return 0;
 	/* Relaxed: only which loop gets recorded is decided here. */
-	if (atomic_exchange_explicit(&xs_rec_done, 1, memory_order_relaxed))
+	if (xs_exchange_relaxed(&xs_rec_done, 1))
 		return 0;
 	j.granule = xs_aff_granule(n, rt->opt.affinity_granule);
 	j.cfg.shift = (uint32_t)rt->opt.affinity_shift;

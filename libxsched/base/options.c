@@ -3,7 +3,6 @@
  * options.c - the one table behind every XSCHED_* environment variable.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stddef.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "xsched.h"
+#include "base/atomics.h"
 #include "base/options.h"
 
 extern char **environ;
@@ -228,7 +228,7 @@ static bool xs_report_once(_Atomic uint64_t *last, const char *value)
 	for (const char *p = value; *p; p++)
 		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
 	h |= 1; /* never the initial 0 */
-	return atomic_exchange_explicit(last, h, memory_order_relaxed) != h;
+	return xs_exchange_relaxed(last, h) != h;
 }
 
 static int xs_option_reject(const struct xs_option_def *d, const char *value)
@@ -280,7 +280,7 @@ static void xs_options_warn_unknown(void)
 {
 	static _Atomic int warned;
 
-	if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed))
+	if (xs_exchange_relaxed(&warned, 1))
 		return;
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');

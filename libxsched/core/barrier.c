@@ -16,10 +16,9 @@
  * worker is a child of the root (arity N - 1). There waiters park at once
  * (worker.c), so each level of the tree is a wake-up and a wait for a CPU
  * on the way up and again on the way down; flat, the root gathers and
- * releases everyone itself. Measured (docs/perf/corun.md,
- * sixth session): 1000 regions of 8 threads on 2 CPUs, 0.69-0.81 s flat
- * against 0.82-1.68 s binary, libgomp 0.61-0.86 s. Nothing below depends
- * on the tree's shape.
+ * releases everyone itself: 1000 regions of 8 threads on 2 CPUs took
+ * 0.69-0.81 s flat against 0.82-1.68 s binary, libgomp 0.61-0.86 s
+ * (docs/perf/corun.md). Nothing below depends on the tree's shape.
  *
  * Where a task can be, every place, and what keeps the barrier from
  * releasing while it is there:
@@ -66,11 +65,14 @@
  * spawner's worker has already reported; rule 2 below (Y counts) covers
  * that case, rule 1 covers everything else.
  *
- * Counters. C_w = tasks worker w pushed (static_pushes) plus continuations
- * it created, incremented before the task is published, plus Y_w; F_w =
- * queued tasks w completed (tasks_self + tasks_local + tasks_remote),
+ * Counters. The barrier's own, per worker (struct xs_barrier_counts,
+ * barrier.h; owner-written, not statistics: a build without statistics
+ * keeps them). C_w (created) = descriptors worker w queued (any push
+ * policy; a counted task run at once because its queue was full, (a) 4)
+ * plus continuations it created, each incremented before the task is
+ * published, plus Y_w; F_w (finished) = queued descriptors w completed,
  * incremented after the body and its join returned, plus Y_w. Y_w
- * (frames_stolen) counts frames of w's that w found stolen when it joined
+ * (rejoined) counts frames of w's that w found taken when it joined
  * them; it is added to both sums, so C - F is still the number of
  * descriptors outstanding, but a stolen frame makes C grow (rule 2).
  * A descriptor is outstanding from its C increment to its F increment, so
@@ -164,7 +166,7 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 {
 	struct xs_runtime *rt = w->rt;
 	uint32_t k = xs_tree_arity(w);
-	uint64_t stolen;
+	uint64_t rejoined;
 
 	*created = 0;
 	*finished = 0;
@@ -177,12 +179,12 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 		*created += cn->report_created;
 		*finished += cn->report_finished;
 	}
-	/* Own counters last, so they are read after this worker's arrival
-	 * and after the wave start it answers. */
-	stolen = xs_load_relaxed(&w->fctr.frames_stolen);
-	*created += xs_load_relaxed(&w->ctr.static_pushes) +
-		    xs_load_relaxed(&w->ctr.continuations) + stolen;
-	*finished += xs_counters_queued_done(&w->ctr) + stolen;
+	/* Own counts last, so they are read after this worker's arrival
+	 * and after the wave start it answers. Relaxed: this thread is their
+	 * only writer (barrier.h). */
+	rejoined = xs_load_relaxed(&w->bcnt.rejoined);
+	*created += xs_load_relaxed(&w->bcnt.created) + rejoined;
+	*finished += xs_load_relaxed(&w->bcnt.finished) + rejoined;
 	xs_counter_inc(&w->ctr.barrier_waves);
 }
 

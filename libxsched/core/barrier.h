@@ -27,6 +27,46 @@ struct xs_barrier_node {
 	xs_cache_aligned _Atomic uint64_t down;
 };
 
+/*
+ * The barrier's termination counts (barrier.c, "Counters": C, F and Y),
+ * one set per worker, written only by that worker (xs_owned_inc(): a
+ * relaxed load + store on its own line, no RMW) and summed by the
+ * barrier's waves, which read a worker's set on its own thread. They are
+ * the proof's, not statistics: -DXS_NO_STATS keeps them. Statistics
+ * (obs/stats.c) read them, never the other way round. All only grow.
+ */
+struct xs_barrier_counts {
+	xs_owned_t created;  /* C: descriptors made outstanding here - queued
+			      * (any push policy, NA-RP redirects), counted
+			      * and run at once because the queue was full,
+			      * continuations created - each before it is
+			      * visible to anyone */
+	xs_owned_t finished; /* F: queued descriptors completed here (any
+			      * creator), after the body and its join */
+	xs_owned_t rejoined; /* Y: own frames found taken (stolen, or taken
+			      * back by xs_deque_take_own()) at a join;
+			      * added to both sums */
+};
+
+/* A descriptor is created: before it can be seen, run or completed. */
+static inline void xs_barrier_count_created(struct xs_barrier_counts *c)
+{
+	xs_owned_inc(&c->created);
+}
+
+/* A queued descriptor has completed: after its body and its join. */
+static inline void xs_barrier_count_finished(struct xs_barrier_counts *c)
+{
+	xs_owned_inc(&c->finished);
+}
+
+/* A join found an own frame taken: before the task that spawned it can
+ * complete. */
+static inline void xs_barrier_count_rejoined(struct xs_barrier_counts *c)
+{
+	xs_owned_inc(&c->rejoined);
+}
+
 /* Root-only bookkeeping (worker 0) and every worker's wave sequence. */
 struct xs_barrier_state {
 	uint64_t seq;             /* waves this worker took part in */

@@ -43,6 +43,7 @@ struct xs_continuation *xs_continuation_create(xs_task_fn fn, const void *arg, s
 	if (size) /* arg may be NULL then: memcpy() must not get it */
 		memcpy(t->arg, arg, size);
 	/* Created now, before any other thread can see it: barrier.c. */
+	xs_barrier_count_created(&w->bcnt);
 	xs_counter_inc(&w->ctr.continuations);
 	return (struct xs_continuation *)t;
 }
@@ -79,7 +80,7 @@ bool xs_inject_take(struct xs_worker *w)
 		return false;
 	/* Acquire pairs with the release CAS in xs_continuation_ready() (and,
 	 * through the release sequence, with every push before it). */
-	t = atomic_exchange_explicit(&w->rt->inject, NULL, memory_order_acquire);
+	t = xs_exchange_acquire(&w->rt->inject, NULL);
 	for (; t; t = next) {
 		next = t->next_free;
 		if (xs_spsc_reserve(w->in[0]))

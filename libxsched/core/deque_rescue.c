@@ -82,14 +82,14 @@ bool xs_deque_rescue_check(struct xs_worker *w)
 	/* O2: pairs with the rescuer's membarrier (R2), see above. */
 	xs_fence_compiler();
 	/* O3. Relaxed: RESCUE is cleared only by us, so a set bit stays. */
-	r = __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED);
+	r = xs_plain_load_relaxed(&d->splitreq);
 	if (xs_likely(!(r & XS_SPLITREQ_RESCUE)))
 		return false;
 	for (;;) {
 		/* Acquire pairs with R6: the rescuer's CAS on ts is done. A
 		 * rescuer never blocks while HELD; yield if it was switched
 		 * out. */
-		while ((r = __atomic_load_n(&d->splitreq, __ATOMIC_ACQUIRE)) & XS_SPLITREQ_HELD) {
+		while ((r = xs_plain_load_acquire(&d->splitreq)) & XS_SPLITREQ_HELD) {
 			if (++spins % 64)
 				xs_cpu_relax();
 			else
@@ -99,8 +99,7 @@ bool xs_deque_rescue_check(struct xs_worker *w)
 		d->split = xs_ts_split(xs_load_relaxed(&w->dqs.ts));
 		/* Relaxed: fails only when a thief raised REQ meanwhile (no
 		 * rescuer can set HELD while RESCUE is set): retry. */
-		if (__atomic_compare_exchange_n(&d->splitreq, &r, r & ~XS_SPLITREQ_RESCUE, false,
-						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		if (xs_plain_cas_strong_relaxed(&d->splitreq, &r, r & ~XS_SPLITREQ_RESCUE))
 			return true;
 	}
 }
@@ -110,7 +109,7 @@ static bool xs_rescue_done(void *arg)
 	struct xs_frame *f = arg;
 
 	/* Acquire pairs with the thief's release of done (deque.c). */
-	return __atomic_load_n(&f->done, __ATOMIC_ACQUIRE) != 0;
+	return xs_plain_load_acquire(&f->done) != 0;
 }
 
 bool xs_deque_rescue_claimed(struct xs_worker *w, uint32_t i)
@@ -124,7 +123,7 @@ bool xs_deque_rescue_claimed(struct xs_worker *w, uint32_t i)
 	 * done set and gives the slot back. */
 	if (!xs_rescue_done(f))
 		xs_worker_wait_until(w, xs_rescue_done, f);
-	return __atomic_load_n(&f->done, __ATOMIC_RELAXED) == XS_FRAME_BACK;
+	return xs_plain_load_relaxed(&f->done) == XS_FRAME_BACK;
 }
 
 /* xs_sync() claimed frame @i and saw splitreq set. */
@@ -142,7 +141,7 @@ int xs_task_retired(uint32_t hi)
 
 	if (xs_deque_rescue_check(w) && w->dq.split > w->dq.base) {
 		/* Relaxed: as every top store, see above. */
-		__atomic_store_n(&w->dq.top, hi, __ATOMIC_RELAXED);
+		xs_plain_store_relaxed(&w->dq.top, hi);
 		xs_deque_join_from(w, hi);
 	}
 	return xs_task_wait();
@@ -152,7 +151,7 @@ int xs_task_retired(uint32_t hi)
 static bool xs_deque_rescue(struct xs_worker *w, struct xs_worker *v)
 {
 	struct xs_deque *d = &v->dq;
-	uint32_t r = __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED), s, t;
+	uint32_t r = xs_plain_load_relaxed(&d->splitreq), s, t;
 	uint64_t old;
 	bool moved = false;
 
@@ -160,9 +159,8 @@ static bool xs_deque_rescue(struct xs_worker *w, struct xs_worker *v)
 		return false; /* a claim V has not seen yet */
 	/* R1. Acq_rel, with R2 the fence of the Dekker pair above; fails
 	 * when another rescuer or a thief got there first. */
-	if (!__atomic_compare_exchange_n(&d->splitreq, &r,
-					 r | XS_SPLITREQ_RESCUE | XS_SPLITREQ_HELD, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+	if (!xs_plain_cas_strong_acq_rel_relaxed(&d->splitreq, &r,
+						 r | XS_SPLITREQ_RESCUE | XS_SPLITREQ_HELD))
 		return false;
 	/* R2 (xs_deque_rescue_scan() runs only with membarrier). */
 	syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
@@ -171,12 +169,11 @@ static bool xs_deque_rescue(struct xs_worker *w, struct xs_worker *v)
 	 * of top (the frames below it). */
 	old = xs_load_acquire(&v->dqs.ts);
 	s = xs_ts_split(old);
-	t = __atomic_load_n(&d->top, __ATOMIC_ACQUIRE);
+	t = xs_plain_load_acquire(&d->top);
 	/* R5. Release: the frames [s, t) to the thieves' acquire CAS. */
 	while (t > s && xs_ts_split(old) == s) {
 		xs_counter_inc(&w->fctr.ts_writes_thief);
-		if (atomic_compare_exchange_weak_explicit(&v->dqs.ts, &old, xs_ts(xs_ts_head(old), t),
-							  memory_order_release, memory_order_relaxed)) {
+		if (xs_cas_weak_release(&v->dqs.ts, &old, xs_ts(xs_ts_head(old), t))) {
 			xs_counter_add(&w->fctr.rescued_frames, t - s);
 			xs_counter_inc(&w->fctr.rescues);
 			moved = true;
@@ -184,7 +181,7 @@ static bool xs_deque_rescue(struct xs_worker *w, struct xs_worker *v)
 		}
 	}
 	/* R6. Release pairs with the owner's acquire in the ack. */
-	__atomic_fetch_and(&d->splitreq, ~XS_SPLITREQ_HELD, __ATOMIC_RELEASE);
+	xs_plain_fetch_and_release(&d->splitreq, ~XS_SPLITREQ_HELD);
 	return moved;
 }
 
@@ -217,7 +214,7 @@ uint64_t xs_deque_rescue_park_ns(struct xs_worker *w)
 		struct xs_worker *v = w->rt->workers[(w->id + k) % w->nworkers];
 
 		/* Relaxed: hints, as in xs_deque_rescue_scan(). */
-		if (__atomic_load_n(&v->dq.top, __ATOMIC_RELAXED) >
+		if (xs_plain_load_relaxed(&v->dq.top) >
 		    xs_ts_split(xs_load_relaxed(&v->dqs.ts)))
 			return (uint64_t)w->rt->opt.rescue_us * 1000u;
 	}
@@ -243,7 +240,7 @@ bool xs_deque_rescue_scan(struct xs_worker *w)
 		/* Relaxed: hints; xs_deque_rescue() reads them again after
 		 * its fence. */
 		uint32_t s = xs_ts_split(xs_load_relaxed(&v->dqs.ts));
-		uint32_t t = __atomic_load_n(&v->dq.top, __ATOMIC_RELAXED);
+		uint32_t t = xs_plain_load_relaxed(&v->dq.top);
 
 		if (t <= s) {
 			if (w->rescue.armed_ns && w->rescue.victim == v->id)

@@ -109,6 +109,7 @@
 #include <stdint.h>
 
 #include "xsched/abi.h"
+#include "base/atomics.h"
 
 /*
  * Whether the worker in slot @ws, registered as thread @tid, has been
@@ -125,17 +126,17 @@ static inline bool xs_rescue_worker_stranded(const struct xs_abi_worker *ws, uin
 	uint64_t switches, since;
 	uint32_t st;
 
-	switches = __atomic_load_n(&ws->switches, __ATOMIC_RELAXED);
-	st = __atomic_load_n(&ws->state, __ATOMIC_RELAXED);
+	switches = xs_plain_load_relaxed(&ws->switches);
+	st = xs_plain_load_relaxed(&ws->state);
 	if (st != XS_ABI_WORKER_PREEMPTED && st != XS_ABI_WORKER_STOPPED)
 		return false;
-	since = __atomic_load_n(&ws->since_ns, __ATOMIC_RELAXED);
+	since = xs_plain_load_relaxed(&ws->since_ns);
 	/* Acquire fence: the loads above before the re-reads below (pairs
 	 * with nothing the BPF side does; it only keeps our own order). */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (__atomic_load_n(&ws->switches, __ATOMIC_RELAXED) != switches ||
-	    __atomic_load_n(&ws->state, __ATOMIC_RELAXED) != st ||
-	    __atomic_load_n(&ws->tid, __ATOMIC_RELAXED) != tid)
+	xs_fence_acquire();
+	if (xs_plain_load_relaxed(&ws->switches) != switches ||
+	    xs_plain_load_relaxed(&ws->state) != st ||
+	    xs_plain_load_relaxed(&ws->tid) != tid)
 		return false;
 	return now_ns > since && now_ns - since >= threshold_ns;
 }

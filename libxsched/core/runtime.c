@@ -184,7 +184,7 @@ void *xs_worker_main(void *arg)
 	xs_profile_thread(w->log);
 	/* Release publishes the initialised row (and the tid) to the
 	 * creator's acquire. */
-	atomic_fetch_add_explicit(&rt->rows_ready, 1, memory_order_release);
+	xs_fetch_add_release(&rt->rows_ready, 1);
 	xs_startup_wait(&rt->go, XS_GO_RUN);
 	if (xs_load_relaxed(&rt->go) == XS_GO_ABORT)
 		goto out;

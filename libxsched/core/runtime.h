@@ -41,13 +41,17 @@ struct xs_stats_page;
 /* Frame counters (deque.c): owner-written, summed by readers; not in
  * XS_COUNTERS, whose list is the stats page's ABI. */
 struct xs_frame_counters {
-	xs_counter_t frames_stolen;     /* own frames found stolen at a join */
-	xs_counter_t frames_stolen_ran; /* ... that the thief ran (not claimed
-					 * by the owner before publication) */
+	/* Own frames found taken at a join: the barrier's rejoined (Y). Of
+	 * those, the ones a thief ran (not claimed by the owner before
+	 * publication); counted even without statistics: gomp/task.c's
+	 * bound reads it back. */
+	xs_owned_t frames_stolen_ran;
 	xs_counter_t frames_taken;      /* frames this worker stole and ran,
 					 * from a worker of its node */
 	xs_counter_t frames_taken_remote; /* ... from another node */
-	xs_counter_t publishes;         /* split moves up (splitreq served) */
+	/* Split moves up (splitreq served); counted even without
+	 * statistics: a thief's rescue watch reads it (deque_rescue.c). */
+	xs_owned_t publishes;
 	xs_counter_t idle_work_ns;      /* parked while a frame it was woken
 					 * for waited: wake to running */
 	/* deque_rescue.c: a stranded victim's private frames this worker
@@ -106,6 +110,7 @@ struct xs_worker {
 	_Atomic uint64_t wake_ns;
 	struct xs_frame_counters fctr;
 	struct xs_barrier_state bar;
+	struct xs_barrier_counts bcnt;  /* owner-written: barrier.h */
 	struct xs_dlb_state dlb;
 	struct xs_counters ctr;
 	struct xs_idle_clock idle;      /* owner-written, see stats_page.h */

@@ -2,10 +2,11 @@
 /*
  * spread.c - an unpinned team keeps its workers on distinct CPUs (spread.h).
  *
- * Measured (docs/perf/corun.md, #18): two co-running drop-in
- * programs of 2 threads each on 2 CPUs, 50 000 barriers each; in the slow
- * runs nearly every yield of a waiting worker was made with its teammate
- * last seen on the same CPU.
+ * Why: a waiter that spins or yields on the CPU its teammate was placed on
+ * keeps the teammate it waits for from running. With two co-running
+ * drop-in programs of 2 threads each on 2 CPUs, 50 000 barriers each, in
+ * the slow runs nearly every yield of a waiting worker was made with its
+ * teammate last seen on the same CPU (docs/perf/corun.md).
  */
 #include <errno.h>
 

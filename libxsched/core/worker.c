@@ -173,19 +173,16 @@ void xs_task_run_frame(struct xs_worker *w, struct xs_task *frame, void *arg)
 	w->dq.base = base;
 }
 
-/* Count a completed queued task by where it was created (paper: self,
- * NUMA-local, NUMA-remote). */
+/* Count a completed queued task: finished for the barrier and, for the
+ * statistics, by where it was created (paper: self, NUMA-local,
+ * NUMA-remote). tasks_self is not counted: stats.c derives it from the
+ * barrier's finished, so a task run by its creator costs one count. */
 static void xs_count_completed(struct xs_worker *w, const struct xs_task *t)
 {
-	xs_counter_t *c;
-
+	xs_barrier_count_finished(&w->bcnt);
 	if (t->creator == w->id)
-		c = &w->ctr.tasks_self;
-	else if (t->creator_node == w->node)
-		c = &w->ctr.tasks_local;
-	else
-		c = &w->ctr.tasks_remote;
-	xs_counter_inc(c);
+		return;
+	xs_counter_inc(t->creator_node == w->node ? &w->ctr.tasks_local : &w->ctr.tasks_remote);
 }
 
 /*
@@ -365,7 +362,7 @@ static void xs_wake_a_thief(struct xs_worker *w)
 	/* Relaxed: hints; a stale answer costs a wake or a wait of at most
 	 * one spin period, and xs_park_wake() itself is exact. */
 	if (xs_likely(!xs_load_relaxed(&rt->nparked)) || xs_load_relaxed(&rt->waking) ||
-	    atomic_exchange_explicit(&rt->waking, 1, memory_order_relaxed))
+	    xs_exchange_relaxed(&rt->waking, 1))
 		return;
 	for (uint32_t k = 1; k < w->nworkers; k++) {
 		struct xs_worker *v = w->out_worker[k];
@@ -395,7 +392,7 @@ static inline void xs_task_queue_publish(struct xs_worker *w, struct xs_spsc *q,
 				   struct xs_parker *wake)
 {
 	/* Counted created before it becomes visible: barrier.c. */
-	xs_counter_inc(&w->ctr.static_pushes);
+	xs_barrier_count_created(&w->bcnt);
 	xs_spsc_push(q, t);
 	if (wake)
 		xs_park_notify(wake);
@@ -522,7 +519,8 @@ void xs_task_push_counted(struct xs_task *parent, xs_task_fn fn, const void *arg
 		xs_task_queue_publish(w, q, t, wake);
 		return;
 	}
-	xs_counter_inc(&w->ctr.static_pushes);
+	/* Created before it runs, as a queued task's (barrier.c, (a) 4). */
+	xs_barrier_count_created(&w->bcnt);
 	xs_task_run_queued(w, t);
 }
 
@@ -687,18 +685,18 @@ static bool xs_wait_has_work(void *p)
  * runs the next entity on a yield whatever its weight). Yielding then only
  * loses slices: the next XS_COSTLY_PARKS waits spin without yielding, then
  * park, which leaves the CPU to the hog until the notifier's wake-up
- * preempts it. Measured in the fourth session (with the rule below that
- * this one replaced), a nice-19 fuzzer on one of 2 CPUs: the drop-in's
- * 2-thread loops (50 000 barriers) took 0.07-0.16 s against 0.07-1.7 s
- * yielding every 64 looks; libomp 0.14-0.16 s.
+ * preempts it. With a nice-19 fuzzer on one of 2 CPUs, the drop-in's
+ * 2-thread loops (50 000 barriers) took 0.07-0.16 s so, against
+ * 0.07-1.7 s yielding every 64 looks, and libomp 0.14-0.16 s
+ * (docs/perf/corun.md).
  *
  * How long the yield took says nothing by itself. Two co-running programs'
  * teams, 2 threads each on 2 CPUs, go fastest when each yields to the
  * other until one has both its threads on CPU and runs its barriers at
  * full speed for a slice: a waiter's yield then lasts that slice, while
  * its own teammate was not running either, so nothing was lost. Counting
- * such yields costly (the fourth session's rule: any yield over 100 us)
- * fed on itself: a waiter that stops yielding holds its CPU for the spin
+ * such yields costly (a rule of "any yield over 100 us", which this one
+ * replaced) fed on itself: a waiter that stops yielding holds its CPU for the spin
  * time, which makes the other program's yields long, which stops theirs;
  * two co-running copies of the drop-in's loops (50 000 barriers) took
  * 5.5 s in some runs, 0.17 s in others, and in the slow ones each worker
@@ -709,8 +707,8 @@ static bool xs_wait_has_work(void *p)
  * XS_SPINS_PER_YIELD looks, as libgomp does with more threads than CPUs.
  * Some teammate is always waiting for a CPU there, and the one we wait
  * for is likely it; spinning, or yielding to whoever else is runnable,
- * only delays it. Measured (docs/perf/corun.md, sixth session):
- * 10^4 regions of 4 threads on 2 CPUs took 2-3x libgomp's time spinning.
+ * only delays it: 10^4 regions of 4 threads on 2 CPUs took 2-3x
+ * libgomp's time spinning (docs/perf/corun.md).
  */
 #define XS_SPINS_PER_YIELD 64u
 #define XS_YIELD_COSTLY_NS 100000u
@@ -749,8 +747,7 @@ static void xs_worker_yield(struct xs_worker *w)
  * switches (a woken thread on its way to an idle CPU, a kernel thread's
  * moment) from costing a park and a futex wake: parking at every
  * preemption made two co-running copies of the drop-in's loops slower,
- * while 20 us shortened their makespan by 5-6% (docs/perf/corun.md,
- * eighth session).
+ * while 20 us shortened their makespan by 5-6% (docs/perf/corun.md).
  *
  * Only the moment of the park changes: the park itself (park.h) is the
  * same Dekker handshake with the same re-check, so the no-lost-wake-up
@@ -800,9 +797,9 @@ void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uin
  * running task ends, and counts as stranded only past XSCHED_RESCUE_US
  * (deque_rescue.c): work is on its way. A thief that parked meanwhile
  * cost the publisher a futex wake and then waited for a CPU: 2-14 ms a
- * park on the loaded 2-CPU machine (`perf sched timehist`,
- * docs/perf/dropin.md, ninth session), where libgomp's waiter spins
- * through the same gap.
+ * park on a loaded 2-CPU machine (`perf sched timehist`,
+ * docs/perf/dropin.md), where libgomp's waiter spins through the same
+ * gap.
  * Read once per stretch: the teammate's top is on the line it writes at
  * every spawn. XSCHED_SPIN_US=0 (OMP_WAIT_POLICY=passive) never spins.
  */
@@ -880,14 +877,14 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		 * that misses this increment only wakes nobody this time, and
 		 * thieves are never needed for progress (the owner runs its
 		 * own tasks), so no wake-up that matters can be lost. */
-		atomic_fetch_add_explicit(&w->rt->nparked, 1, memory_order_relaxed);
+		xs_fetch_add_relaxed(&w->rt->nparked, 1);
 		/* (rescue) Frames held private by a worker that may be
 		 * stranded: look again after the rescue threshold. */
 		if ((rescue_ns = xs_deque_rescue_park_ns(w)))
 			xs_park_timed(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks, rescue_ns);
 		else
 			xs_park(&w->park, xs_wait_has_work, &ctx, &w->ctr.parks);
-		atomic_fetch_sub_explicit(&w->rt->nparked, 1, memory_order_relaxed);
+		xs_fetch_sub_relaxed(&w->rt->nparked, 1);
 		xs_deque_woken(w);
 		idle_since = xs_now_ns();
 		spin_ns = xs_worker_spin_window(w);

@@ -210,9 +210,8 @@ static bool xg_pool_charge(struct xg_allocator *a, size_t size)
 	do {
 		if (__builtin_add_overflow(used, size, &next) || next > a->pool_size)
 			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&a->used, &used, next,
-							memory_order_relaxed,
-							memory_order_relaxed));
+		/* Relaxed, as the load: a failed CAS reloads used. */
+	} while (!xs_cas_weak_relaxed(&a->used, &used, next));
 	return true;
 }
 
@@ -222,7 +221,7 @@ static void xg_pool_uncharge(uintptr_t allocator, size_t size)
 
 	/* Relaxed: as in xg_pool_charge(). */
 	if (allocator > XG_MAX_PREDEFINED && a->pool_size != UINTPTR_MAX)
-		atomic_fetch_sub_explicit(&a->used, size, memory_order_relaxed);
+		xs_fetch_sub_relaxed(&a->used, size);
 }
 
 static void xg_numa_place(const struct xg_allocator *a, void *p, size_t size)
@@ -371,9 +370,9 @@ XG_EXPORT void *omp_realloc(void *ptr, size_t size, uintptr_t allocator, uintptr
 		if (!ret) {
 			struct xg_allocator *a = (struct xg_allocator *)allocator;
 
+			/* Relaxed: as in xg_pool_charge(). */
 			if (a->pool_size != UINTPTR_MAX)
-				atomic_fetch_add_explicit(&a->used, charged,
-							  memory_order_relaxed);
+				xs_fetch_add_relaxed(&a->used, charged);
 			return NULL;
 		}
 		memcpy(ret, ptr, old < size ? old : size);

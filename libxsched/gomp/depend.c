@@ -56,7 +56,7 @@ struct xg_dlist {
 
 /* One mutexinoutset set: its members exclude each other. */
 struct xg_dmutex {
-	atomic_flag lock;           /* guards held, head and tail */
+	xs_flag_t lock;             /* guards held, head and tail */
 	bool held;
 	struct xg_dnode *head, *tail; /* members waiting for it, FIFO */
 	_Atomic uint32_t refs;      /* members not yet completed + the open entry */
@@ -93,13 +93,13 @@ static void *xg_xalloc(void *p, size_t size)
 static inline void xg_dnode_get(struct xg_dnode *node)
 {
 	/* Relaxed: the creator holds a reference already. */
-	atomic_fetch_add_explicit(&node->refs, 1, memory_order_relaxed);
+	xs_fetch_add_relaxed(&node->refs, 1);
 }
 
 void xg_dnode_put(struct xg_dnode *node)
 {
 	/* acq_rel: every use by other holders happens-before the free. */
-	if (atomic_fetch_sub_explicit(&node->refs, 1, memory_order_acq_rel) == 1) {
+	if (xs_fetch_sub_acq_rel(&node->refs, 1) == 1) {
 		free(node->mutexes);
 		free(node->owner);
 	}
@@ -108,7 +108,7 @@ void xg_dnode_put(struct xg_dnode *node)
 static void xg_dmutex_put(struct xg_dmutex *m)
 {
 	/* acq_rel: the last member's hand-over happens-before the free. */
-	if (m && atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1)
+	if (m && xs_fetch_sub_acq_rel(&m->refs, 1) == 1)
 		free(m);
 }
 
@@ -223,21 +223,19 @@ static void xg_edge_add(struct xg_dnode *pred, struct xg_dnode *succ)
 	e = xg_xalloc(NULL, sizeof(*e));
 	e->node = succ;
 	/* Count before publishing: the completer may decrement at once. */
-	atomic_fetch_add_explicit(&succ->npred, 1, memory_order_relaxed);
+	xs_fetch_add_relaxed(&succ->npred, 1);
 	do {
 		if (head == XG_CLOSED) {
 			/* Relaxed: taking back our own count; the creator's
 			 * count keeps npred above zero meanwhile. */
-			atomic_fetch_sub_explicit(&succ->npred, 1, memory_order_relaxed);
+			xs_fetch_sub_relaxed(&succ->npred, 1);
 			free(e);
 			return;
 		}
 		e->next = head;
 		/* Release publishes e->next and e->node to the completer's
 		 * exchange; acquire on failure as for the load above. */
-	} while (!atomic_compare_exchange_weak_explicit(&pred->succ, &head, e,
-							memory_order_release,
-							memory_order_acquire));
+	} while (!xs_cas_weak_release_acquire(&pred->succ, &head, e));
 }
 
 /* Forget nodes that have completed, so long lists (many `in`s, large
@@ -284,7 +282,7 @@ static void xg_node_join_set(struct xg_dnode *node, struct xg_dmutex *m)
 	node->mutexes = xg_xalloc(node->mutexes, (node->nmutexes + 1) * sizeof(*node->mutexes));
 	node->mutexes[node->nmutexes++] = m;
 	/* Relaxed: the creator holds the entry's reference. */
-	atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+	xs_fetch_add_relaxed(&m->refs, 1);
 }
 
 static struct xg_dmutex *xg_dmutex_new(void)
@@ -293,7 +291,7 @@ static struct xg_dmutex *xg_dmutex_new(void)
 
 	/* Relaxed: the set is not shared yet; the table entry that holds it
 	 * is the creator's alone. */
-	atomic_flag_clear_explicit(&m->lock, memory_order_relaxed);
+	xs_flag_clear_relaxed(&m->lock);
 	m->held = false;
 	m->head = m->tail = NULL;
 	xs_store_relaxed(&m->refs, 1); /* the entry's */
@@ -423,20 +421,20 @@ bool xg_depend_register(struct xg_task *parent, struct xg_dnode *node, void **de
 		}
 	/* Drop the creator's count: true when no predecessor is left. The
 	 * acq_rel pairs with the completers' decrements. */
-	return atomic_fetch_sub_explicit(&node->npred, 1, memory_order_acq_rel) == 1;
+	return xs_fetch_sub_acq_rel(&node->npred, 1) == 1;
 }
 
 static inline void xg_dmutex_lock(struct xg_dmutex *m)
 {
 	/* Acquire: the previous holder's section happens-before ours. */
-	while (atomic_flag_test_and_set_explicit(&m->lock, memory_order_acquire))
+	while (xs_flag_test_and_set_acquire(&m->lock))
 		xs_cpu_relax();
 }
 
 static inline void xg_dmutex_unlock(struct xg_dmutex *m)
 {
 	/* Release pairs with the next xg_dmutex_lock()'s acquire. */
-	atomic_flag_clear_explicit(&m->lock, memory_order_release);
+	xs_flag_clear_release(&m->lock);
 }
 
 void xg_depend_ready(struct xg_dnode *node)
@@ -495,7 +493,7 @@ void xg_depend_complete(struct xg_dnode *node)
 	/* acq_rel: release publishes the task's writes to the successors
 	 * (through their npred below); acquire sees the edges that
 	 * creators pushed with release. */
-	e = atomic_exchange_explicit(&node->succ, XG_CLOSED, memory_order_acq_rel);
+	e = xs_exchange_acq_rel(&node->succ, XG_CLOSED);
 	while (e) {
 		struct xg_dedge *next = e->next;
 		struct xg_dnode *s = e->node;
@@ -503,7 +501,7 @@ void xg_depend_complete(struct xg_dnode *node)
 		free(e);
 		/* acq_rel: the last decrement (ours, another completer's or
 		 * the creator's) acquires every other predecessor's release. */
-		if (atomic_fetch_sub_explicit(&s->npred, 1, memory_order_acq_rel) == 1)
+		if (xs_fetch_sub_acq_rel(&s->npred, 1) == 1)
 			xg_depend_ready(s);
 		e = next;
 	}

@@ -30,7 +30,7 @@ struct xg_event {
 static void xg_event_put(struct xg_event *ev)
 {
 	/* Acq_rel: the other side's last accesses happen before the free. */
-	if (atomic_fetch_sub_explicit(&ev->refs, 1, memory_order_acq_rel) == 1)
+	if (xs_fetch_sub_acq_rel(&ev->refs, 1) == 1)
 		free(ev);
 }
 
@@ -70,8 +70,8 @@ void xg_detach_main(void *data)
 		/* Seq_cst, with omp_fulfill_event()'s store and load: either it
 		 * sees our parker, or we see its fulfilled flag. */
 		if (xs_self)
-			atomic_store(&ev->park, &xs_self->park);
-		if (!atomic_load(&ev->fulfilled))
+			xs_store_seq_cst(&ev->park, &xs_self->park);
+		if (!xs_load_seq_cst(&ev->fulfilled))
 			xg_wait_until(xg_event_fulfilled, ev);
 	}
 	xg_event_put(ev);
@@ -86,11 +86,12 @@ XG_EXPORT void omp_fulfill_event(uintptr_t event)
 	/* Release: what the fulfilling thread did before is visible to the
 	 * task's successors (xg_event_fulfilled()'s acquire). Seq_cst on
 	 * success, see xg_detach_main(). */
-	if (!atomic_compare_exchange_strong(&ev->fulfilled, &was, true)) {
+	if (!xs_cas_strong_seq_cst(&ev->fulfilled, &was, true)) {
 		xg_warn("omp_fulfill_event: event %p already fulfilled", (void *)ev);
 		abort();
 	}
-	park = atomic_load(&ev->park);
+	/* Seq_cst: the other half of the pair, see xg_detach_main(). */
+	park = xs_load_seq_cst(&ev->park);
 	if (park)
 		xs_park_notify(park);
 	xg_event_put(ev);

@@ -8,8 +8,11 @@
  * the encountering thread being worker 0. An OpenMP task is an xsched task
  * (task.c), a team barrier is xs_barrier_wait(), whose termination
  * detection also waits for every task of the team, as OpenMP requires.
- * Regions met inside a region run serialized, with one thread: xsched runs
- * one active level (omp_get_supported_active_levels() is 1).
+ * A region of more than one thread met inside another region is a nested
+ * active region: it runs on a runtime of its own, the encountering thread
+ * stepping out of its outer worker (team.c; omp_get_supported_active_levels()
+ * is 255). A nested region that gets one thread runs serialized on the
+ * encountering thread.
  *
  * Task contexts. Every OpenMP task being executed (implicit or explicit)
  * has a struct xg_task on the stack of the thread running it; xg_cur (TLS)
@@ -21,8 +24,6 @@
  */
 #ifndef XSCHED_GOMP_H
 #define XSCHED_GOMP_H
-
-#include <stdatomic.h>
 
 #include <stdbool.h>
 #include <stddef.h>

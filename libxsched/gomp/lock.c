@@ -42,8 +42,7 @@ static inline bool xg_mutex_trylock(xg_mutex_t *m)
 	uint32_t free_ = 0;
 
 	/* Acquire pairs with xg_mutex_unlock()'s release. */
-	return atomic_compare_exchange_strong_explicit(m, &free_, 1, memory_order_acquire,
-						       memory_order_relaxed);
+	return xs_cas_strong_acquire_relaxed(m, &free_, 1);
 }
 
 static void xg_mutex_lock_slow(xg_mutex_t *m)
@@ -55,7 +54,7 @@ static void xg_mutex_lock_slow(xg_mutex_t *m)
 		xs_cpu_relax();
 	}
 	/* Acquire on the exchange that finds the word free. */
-	while (atomic_exchange_explicit(m, 2, memory_order_acquire) != 0) {
+	while (xs_exchange_acquire(m, 2) != 0) {
 		if (xs_self)
 			xs_dlb_poll(xs_self);
 		xg_futex_wait(m, 2);
@@ -71,7 +70,7 @@ static inline void xg_mutex_lock(xg_mutex_t *m)
 static inline void xg_mutex_unlock(xg_mutex_t *m)
 {
 	/* Release: the critical section happens-before the next owner's. */
-	if (atomic_exchange_explicit(m, 0, memory_order_release) == 2)
+	if (xs_exchange_release(m, 0) == 2)
 		xg_futex_wake(m);
 }
 
@@ -163,7 +162,8 @@ XG_EXPORT void omp_destroy_nest_lock(xg_nest_lock_t *l)
 
 /* The owner is a task (OpenMP 3.0): only the owning task can find itself
  * in `owner`, which it wrote under the mutex, so the racy read by another
- * task can never match it. */
+ * task can never match it. Every access to `owner` is relaxed for that
+ * reason: it orders nothing, the mutex's acquire and release do. */
 static inline void *xg_owner_self(void)
 {
 	return xg_task_self();
@@ -173,9 +173,9 @@ XG_EXPORT void omp_set_nest_lock(xg_nest_lock_t *l)
 {
 	void *me = xg_owner_self();
 
-	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) != me) {
+	if (xs_plain_load_relaxed(&l->owner) != me) {
 		xg_mutex_lock(&l->word);
-		__atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);
+		xs_plain_store_relaxed(&l->owner, me);
 	}
 	l->count++;
 }
@@ -183,7 +183,7 @@ XG_EXPORT void omp_set_nest_lock(xg_nest_lock_t *l)
 XG_EXPORT void omp_unset_nest_lock(xg_nest_lock_t *l)
 {
 	if (--l->count == 0) {
-		__atomic_store_n(&l->owner, NULL, __ATOMIC_RELAXED);
+		xs_plain_store_relaxed(&l->owner, NULL);
 		xg_mutex_unlock(&l->word);
 	}
 }
@@ -192,10 +192,10 @@ XG_EXPORT int omp_test_nest_lock(xg_nest_lock_t *l)
 {
 	void *me = xg_owner_self();
 
-	if (__atomic_load_n(&l->owner, __ATOMIC_RELAXED) != me) {
+	if (xs_plain_load_relaxed(&l->owner) != me) {
 		if (!xg_mutex_trylock(&l->word))
 			return 0;
-		__atomic_store_n(&l->owner, me, __ATOMIC_RELAXED);
+		xs_plain_store_relaxed(&l->owner, me);
 	}
 	return (int)++l->count;
 }

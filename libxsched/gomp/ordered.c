@@ -143,7 +143,7 @@ static void xg_doacross_post(const uint64_t *v)
 		return;
 	/* Release: the iteration's writes before the post are visible to the
 	 * sink that acquires the bit. */
-	atomic_fetch_or_explicit(&d->bits[f / 64], 1ull << (f % 64), memory_order_release);
+	xs_fetch_or_release(&d->bits[f / 64], 1ull << (f % 64));
 	xg_team_notify(xg_task_self()->team);
 }
 

@@ -10,7 +10,7 @@ static unsigned xg_section_take(void)
 {
 	struct xg_ws *ws = xg_task_self()->implicit->ws;
 	/* Relaxed: hands out numbers only (see above). */
-	uint64_t i = atomic_fetch_add_explicit(&ws->next, 1, memory_order_relaxed);
+	uint64_t i = xs_fetch_add_relaxed(&ws->next, 1);
 
 	return i < ws->sections ? (unsigned)i + 1 : 0;
 }

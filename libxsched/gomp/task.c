@@ -93,7 +93,7 @@
  * pending (created, not completed) before it runs new ones at once
  * (xg_deps_bound()): a lookahead of a few thousand tasks, so that a
  * creator that is preempted or busy leaves the others enough ready work
- * (64 left sparselu's second thread idle; eighth session, docs/perf/dropin.md). */
+ * (64 left sparselu's second thread idle, docs/perf/dropin.md). */
 #define XG_DEPS_QUEUED_MAX 4096
 /* Frames of its ancestors on its thread past which a task's children run
  * included (with frames; see the top). */

@@ -32,15 +32,12 @@ static void xg_teams_env(void)
 		xg_env_init();
 		int expected = -1;
 
-		atomic_compare_exchange_strong_explicit(&xg_nteams, &expected,
-							(int)xg_env.num_teams,
-							memory_order_relaxed,
-							memory_order_relaxed);
+		/* Relaxed (see above); a CAS, so that a value the program
+		 * set meanwhile is not overwritten by the environment's. */
+		xs_cas_strong_relaxed(&xg_nteams, &expected, (int)xg_env.num_teams);
 		expected = -1;
-		atomic_compare_exchange_strong_explicit(&xg_teams_thread_limit, &expected,
-							(int)xg_env.teams_thread_limit,
-							memory_order_relaxed,
-							memory_order_relaxed);
+		xs_cas_strong_relaxed(&xg_teams_thread_limit, &expected,
+				      (int)xg_env.teams_thread_limit);
 	}
 }
 

@@ -116,7 +116,7 @@ struct xg_ws *xg_ws_enter(bool *first)
 	xg_wait_until(xg_word_reached, &g);
 	/* Relaxed: the acquire of gen ordered the last leaver's reset of
 	 * `arrived` before this RMW; the payload is ordered by `ready`. */
-	*first = atomic_fetch_add_explicit(&ws->arrived, 1, memory_order_relaxed) == 0;
+	*first = xs_fetch_add_relaxed(&ws->arrived, 1) == 0;
 	if (!*first) {
 		struct xg_gen_wait r = { &ws->ready, k + 1 };
 
@@ -150,7 +150,7 @@ void xg_ws_leave(void)
 	it->ws = NULL;
 	/* acq_rel: each leaver's use of the payload happens-before the last
 	 * leaver's reset (release half of the others, acquire half of it). */
-	if (atomic_fetch_add_explicit(&ws->left, 1, memory_order_acq_rel) + 1 != it->team->nthreads)
+	if (xs_fetch_add_acq_rel(&ws->left, 1) + 1 != it->team->nthreads)
 		return;
 	xg_doacross_free(ws);
 	/* ws->mem stays: gcc may read it after GOMP_loop_end's barrier; it is

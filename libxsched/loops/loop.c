@@ -214,9 +214,12 @@ static bool xs_take_dynamic(struct xs_loop_disp *d, uint64_t *lo)
 {
 	uint64_t a, n = d->n, chunk = d->chunk;
 
+	/* Relaxed, every access to `next`: its modification order alone
+	 * hands out disjoint chunks; the iterations publish nothing through
+	 * it (the job's end orders them). */
 	if (xs_likely(n <= UINT64_MAX / 2 && chunk <= UINT64_MAX / 4)) {
 		/* `next` overshoots n by at most P chunks: no wrap. */
-		a = atomic_fetch_add_explicit(&d->next, chunk, memory_order_relaxed);
+		a = xs_fetch_add_relaxed(&d->next, chunk);
 		*lo = a;
 		return a < n;
 	}
@@ -224,15 +227,14 @@ static bool xs_take_dynamic(struct xs_loop_disp *d, uint64_t *lo)
 	do {
 		if (a >= n)
 			return false;
-	} while (!atomic_compare_exchange_weak_explicit(&d->next, &a,
-							n - a > chunk ? a + chunk : n,
-							memory_order_relaxed, memory_order_relaxed));
+	} while (!xs_cas_weak_relaxed(&d->next, &a, n - a > chunk ? a + chunk : n));
 	*lo = a;
 	return true;
 }
 
 static bool xs_take_guided(struct xs_loop_disp *d, uint64_t *lo, uint64_t *hi)
 {
+	/* Relaxed: as in xs_take_dynamic(). */
 	uint64_t a = xs_load_relaxed(&d->next), left, q, n = d->n;
 
 	do {
@@ -244,8 +246,7 @@ static bool xs_take_guided(struct xs_loop_disp *d, uint64_t *lo, uint64_t *hi)
 			q = d->chunk;
 		if (q > left)
 			q = left;
-	} while (!atomic_compare_exchange_weak_explicit(&d->next, &a, a + q, memory_order_relaxed,
-							memory_order_relaxed));
+	} while (!xs_cas_weak_relaxed(&d->next, &a, a + q));
 	*lo = a;
 	*hi = a + q;
 	return true;
@@ -267,8 +268,7 @@ static bool xs_claim(struct xs_loop_disp *d, uint32_t t, bool front, uint32_t *k
 			return false;
 		*k = front ? f : b - 1;
 		ns = front ? XS_SPAN(f + 1, b) : XS_SPAN(f, b - 1);
-	} while (!atomic_compare_exchange_weak_explicit(w, &s, ns, memory_order_relaxed,
-							memory_order_relaxed));
+	} while (!xs_cas_weak_relaxed(w, &s, ns));
 	xs_span_check(d, t, ns);
 	return true;
 }
@@ -659,11 +659,11 @@ void xs_loop_help(struct xs_worker *w)
 	struct xs_runtime *rt = w->rt;
 
 	/* seq_cst: the helper's half of the Dekker pair above. */
-	atomic_fetch_add_explicit(&rt->loop_inside, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&rt->loop_open, memory_order_seq_cst))
+	xs_fetch_add_seq_cst(&rt->loop_inside, 1);
+	if (xs_load_seq_cst(&rt->loop_open))
 		xs_for_part(w, rt->loop_job);
 	/* Release: our chunks' writes before the caller's load of inside. */
-	atomic_fetch_sub_explicit(&rt->loop_inside, 1, memory_order_release);
+	xs_fetch_sub_release(&rt->loop_inside, 1);
 	xs_park_notify(&rt->workers[0]->park);
 }
 
@@ -672,7 +672,7 @@ static bool xs_loop_helpers_left(void *arg)
 	struct xs_runtime *rt = arg;
 
 	/* seq_cst: the caller's half of the Dekker pair (after the close). */
-	return atomic_load_explicit(&rt->loop_inside, memory_order_seq_cst) == 0;
+	return xs_load_seq_cst(&rt->loop_inside) == 0;
 }
 
 static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
@@ -690,14 +690,14 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	rt->loop_job = j;
 	/* seq_cst: publishes loop_job and the dispenser (a release) to the
 	 * helpers' seq_cst load of open. */
-	atomic_store_explicit(&rt->loop_open, 1, memory_order_seq_cst);
+	xs_store_seq_cst(&rt->loop_open, 1);
 	/* Relaxed load: only the calling thread writes loop_seq. Release:
 	 * a woken helper then finds open (it loads it seq_cst anyway). */
 	xs_store_release(&rt->loop_seq, xs_load_relaxed(&rt->loop_seq) + 1);
 	for (uint32_t i = 1; i < rt->nworkers; i++)
 		xs_park_notify(&rt->workers[i]->park);
 	xs_for_part(w0, j);
-	atomic_store_explicit(&rt->loop_open, 0, memory_order_seq_cst);
+	xs_store_seq_cst(&rt->loop_open, 0);
 	xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
 	xs_stats_page_job(rt, false);
 	xs_self = NULL;

@@ -243,7 +243,11 @@ int xs_profile_write(struct xs_runtime *rt, const char *path, char *written, siz
 	fprintf(f, "\n],\"xsched\":{\"pid\":%d,\"tsc_per_us\":%.3f,\"workers\":[", pid,
 		per_us);
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
-		const struct xs_counters *c = &rt->workers[i]->ctr;
+		struct xs_counters snap;
+		const struct xs_counters *c = &snap;
+
+		/* Some counters are derived from the barrier's counts. */
+		xs_worker_counters(rt->workers[i], &snap);
 
 		fprintf(f, "%s{\"worker\":%u,\"tid\":%u,\"events_dropped\":%llu,"
 			   "\"events_short\":%llu",

@@ -26,25 +26,49 @@ static uint64_t xs_counter_read(const struct xs_counters *c, size_t offset)
 	return xs_load_relaxed((xs_counter_t *)((char *)c + offset));
 }
 
+/* a - b, or 0: a snapshot of a running worker may read b newer than a. */
+static uint64_t xs_sub_sat(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 /*
- * Worker @w's counters with its frames folded in (deque.c): a frame is a
- * pushed task, run by its creator (self) unless a thief ran it (local or
- * remote for the thief). Per worker the sums agree once workers are idle.
+ * Worker @w's counters, read from the barrier's counts where those count
+ * the same thing, with its frames folded in (deque.c): a frame is a pushed
+ * task, run by its creator (self) unless a thief ran it (local or remote
+ * for the thief). Per worker the sums agree once workers are idle.
+ *
+ *   static_pushes = created - continuations + frames pushed
+ *   tasks_self    = finished - tasks_local - tasks_remote
+ *                   + frames pushed - frames a thief ran
+ *
+ * (the barrier's created and finished without its rejoined, barrier.h).
+ * The worker increments the barrier's count first, so the statistics
+ * counters are read first.
  */
 void xs_worker_counters(const struct xs_worker *w, struct xs_counters *out)
 {
-	uint64_t pushed = __atomic_load_n(&w->dq.pushed, __ATOMIC_RELAXED);
+	uint64_t pushed = xs_plain_load_relaxed(&w->dq.pushed);
 	uint64_t lost = xs_load_relaxed(&w->fctr.frames_stolen_ran);
+	uint64_t created, finished;
 
 	/* Relaxed snapshots of owner-written counters (atomics.h); out is
 	 * the caller's. */
 #define XS_COUNTER_COPY(name, doc) xs_store_relaxed(&out->name, xs_load_relaxed(&w->ctr.name));
 	XS_COUNTERS(XS_COUNTER_COPY)
 #undef XS_COUNTER_COPY
-	xs_counter_add(&out->tasks_self, pushed > lost ? pushed - lost : 0);
-	xs_counter_add(&out->tasks_local, xs_load_relaxed(&w->fctr.frames_taken));
-	xs_counter_add(&out->tasks_remote, xs_load_relaxed(&w->fctr.frames_taken_remote));
-	xs_counter_add(&out->static_pushes, pushed);
+	created = xs_load_relaxed(&w->bcnt.created);
+	finished = xs_load_relaxed(&w->bcnt.finished);
+	xs_store_relaxed(&out->static_pushes,
+			 xs_sub_sat(created, xs_load_relaxed(&out->continuations)) + pushed);
+	xs_store_relaxed(&out->tasks_self,
+			 xs_sub_sat(finished, xs_load_relaxed(&out->tasks_local) +
+						      xs_load_relaxed(&out->tasks_remote)) +
+				 xs_sub_sat(pushed, lost));
+	xs_store_relaxed(&out->tasks_local,
+			 xs_load_relaxed(&out->tasks_local) + xs_load_relaxed(&w->fctr.frames_taken));
+	xs_store_relaxed(&out->tasks_remote, xs_load_relaxed(&out->tasks_remote) +
+						     xs_load_relaxed(&w->fctr.frames_taken_remote));
 }
 
 uint64_t xs_stats_total(struct xs_runtime *rt, size_t offset)
@@ -61,6 +85,10 @@ void xs_stats_print(struct xs_runtime *rt, FILE *out)
 	uint64_t executed = 0, total[XS_NCOUNTERS] = { 0 };
 	struct xs_daemon_info info;
 
+#ifdef XS_NO_STATS
+	fputs("xsched: statistics were compiled out (-DXS_NO_STATS)\n", out);
+	return;
+#endif
 	fprintf(out, "xsched: statistics for %u workers\n%-8s %14s", rt->nworkers, "worker",
 		"tasks_executed");
 	for (size_t f = 0; f < XS_NCOUNTERS; f++)
@@ -96,6 +124,10 @@ int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out)
 {
 	if (!rt || !out)
 		return -EINVAL;
+#ifdef XS_NO_STATS
+	/* Built without statistics: most counters would read 0. */
+	return -EOPNOTSUPP;
+#endif
 	memset(out, 0, sizeof(*out));
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		const struct xs_worker *w = rt->workers[i];
@@ -111,7 +143,7 @@ int xs_runtime_stats(struct xs_runtime *rt, struct xs_stats *out)
 		out->slabs_allocated += xs_load_relaxed(&w->pool.slabs_allocated);
 		out->frames_taken += xs_load_relaxed(&w->fctr.frames_taken) +
 				     xs_load_relaxed(&w->fctr.frames_taken_remote);
-		out->frames_stolen += xs_load_relaxed(&w->fctr.frames_stolen);
+		out->frames_stolen += xs_load_relaxed(&w->bcnt.rejoined);
 		out->publishes += xs_load_relaxed(&w->fctr.publishes);
 		out->idle_work_ns += xs_load_relaxed(&w->fctr.idle_work_ns);
 		out->ts_writes_owner += xs_load_relaxed(&w->fctr.ts_writes_owner);

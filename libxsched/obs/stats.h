@@ -14,15 +14,18 @@
 
 /*
  * Tasks executed by a worker = tasks_self + tasks_local + tasks_remote +
- * immediate; the queued tasks it completed (barrier.c's F) = tasks_self +
- * tasks_local + tasks_remote.
+ * immediate. The names are the stats page's ABI (include/xsched/stats_page.h)
+ * and struct xs_stats's (include/xsched.h), so they stay; what feeds them
+ * may change. Two are not incremented in w->ctr but derived from the
+ * barrier's termination counts (core/barrier.h) by xs_worker_counters():
+ * tasks_self and static_pushes. -DXS_NO_STATS compiles every increment out.
  */
 #define XS_COUNTERS(X)                                                                     \
-	X(tasks_self, "queued tasks run by the worker that created them")                 \
+	X(tasks_self, "queued tasks run by the worker that created them (derived)")       \
 	X(tasks_local, "queued tasks run here, created by another worker of this node")   \
 	X(tasks_remote, "queued tasks run here, created on another node")                  \
 	X(immediate, "tasks run immediately because the target queue was full")            \
-	X(static_pushes, "tasks pushed to a queue (round-robin, static load balancing)")  \
+	X(static_pushes, "tasks pushed: queued descriptors (any policy), frames (derived)")  \
 	X(continuations, "continuations created (xs_continuation_create)")                \
 	X(requests_sent, "steal requests written into a victim's request cell")            \
 	X(requests_handled, "valid requests this worker served as a victim")               \
@@ -42,7 +45,8 @@ struct xs_counters {
 
 struct xs_runtime;
 
-/* Tasks executed and queued tasks completed by worker counters @c. */
+/* Queued tasks completed, and tasks executed, by the counters @c that
+ * xs_worker_counters() filled in. */
 static inline uint64_t xs_counters_queued_done(const struct xs_counters *c)
 {
 	return xs_load_relaxed(&c->tasks_self) + xs_load_relaxed(&c->tasks_local) +

@@ -53,7 +53,7 @@ static struct xs_stats_page *xs_stats_live;
 static _Atomic uint32_t xs_stats_runtimes;
 
 /* Publisher-side store of a page field (single writer, relaxed). */
-#define xs_stats_store(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define xs_stats_store(p, v) xs_plain_store_relaxed((p), (v))
 
 /* Field 22 of /proc/self/stat: the process's start time, which tells a
  * live owner from a later process that reuses its pid. */
@@ -108,7 +108,7 @@ static void xs_stats_warn(const char *path, int err)
 {
 	static _Atomic int warned;
 
-	if (atomic_exchange_explicit(&warned, 1, memory_order_relaxed))
+	if (xs_exchange_relaxed(&warned, 1))
 		return;
 	fprintf(stderr,
 		"xsched: warning: cannot publish statistics for xsched-top in %s: %s "
@@ -240,7 +240,7 @@ static void xs_stats_page_publish(struct xs_runtime *rt, struct xs_stats_page *p
 	xs_stats_store(&h->published_ns, now);
 	/* Release: the counters above before the generation; pairs with a
 	 * reader's acquire load of it (include/xsched/stats_page.h). */
-	__atomic_store_n(&h->generation, h->generation + 1, __ATOMIC_RELEASE);
+	xs_plain_store_release(&h->generation, h->generation + 1);
 }
 
 static void *xs_stats_page_main(void *arg)
@@ -281,7 +281,8 @@ __attribute__((destructor)) static void xs_stats_page_atexit(void)
 
 void xs_stats_page_create(struct xs_runtime *rt)
 {
-	uint32_t id = atomic_fetch_add_explicit(&xs_stats_runtimes, 1, memory_order_relaxed);
+	/* Relaxed: only a unique number for the page's name. */
+	uint32_t id = xs_fetch_add_relaxed(&xs_stats_runtimes, 1);
 	struct xs_stats_page *p;
 	int err;
 

@@ -48,9 +48,9 @@
  *  - xs_deque_wait_stolen_run(): ts = (lo, lo) by one release store for a
  *    run [lo, i] of taken frames, once every one of them is done: head
  *    goes back down only here, when nothing at or above lo is in a
- *    thief's hands. (The join used to store ts once per taken frame and
- *    CAS it once per frame taken back: 1.8 writes of the shared line per
- *    sparselu task at 2 threads, docs/perf/core.md, eighth session.)
+ *    thief's hands. One store per run, not one per taken frame plus a
+ *    CAS per frame taken back: the shared line is the cost (that was 1.8
+ *    writes of it per sparselu task at 2 threads, docs/perf/core.md).
  *  - xs_deque_wake_one() after a publish or a steal that left frames:
  *    the Dekker pairing with xs_park() (park.h), over ts and park.state.
  *  - splitreq: relaxed both ways (a hint; see deque.h).
@@ -94,7 +94,7 @@ static void xs_deque_check(struct xs_worker *w)
 		return;
 	/* A rescue in flight moves the split behind the owner's back; the
 	 * owner's ack resyncs it (deque_rescue.c). */
-	if (__atomic_load_n(&w->dq.splitreq, __ATOMIC_RELAXED) & XS_SPLITREQ_RESCUE)
+	if (xs_plain_load_relaxed(&w->dq.splitreq) & XS_SPLITREQ_RESCUE)
 		return;
 	fprintf(stderr, "xsched: worker %u's deque breaks head %u <= split %u (owner's %u) "
 		"<= top %u, base %u\n", w->id, xs_ts_head(ts), xs_ts_split(ts), w->dq.split,
@@ -219,7 +219,7 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t from, uint32_t end
 	/* Relaxed: cleared before the split moves, so a thief that asks
 	 * again after seeing the new split gets another publication. An RMW
 	 * (rescue): the word's other bits are the rescuers'. */
-	__atomic_fetch_and(&d->splitreq, ~XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
+	xs_plain_fetch_and_relaxed(&d->splitreq, ~XS_SPLITREQ_REQ);
 	/* Only the running task's own frames [base, from) are known to be
 	 * claimed and run: below base lie an ancestor's, some unrun. */
 	if (from < s || from >= end || s < d->base)
@@ -241,15 +241,14 @@ static void xs_deque_publish_to(struct xs_worker *w, uint32_t from, uint32_t end
 		}
 		nh = xs_ts_head(old) == s ? from : xs_ts_head(old);
 	} while (xs_counter_inc(&w->fctr.ts_writes_owner),
-		 !atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old, xs_ts(nh, ns),
-							memory_order_release, memory_order_acquire));
+		 !xs_cas_weak_release_acquire(&w->dqs.ts, &old, xs_ts(nh, ns)));
 	/* Relaxed: the owner's own frames, below head now; its pop-down
 	 * reads them back in program order. */
 	for (uint32_t j = s; j < nh; j++)
-		__atomic_store_n(&d->frames[j].done, XS_FRAME_OWN, __ATOMIC_RELAXED);
+		xs_plain_store_relaxed(&d->frames[j].done, XS_FRAME_OWN);
 	d->split = ns;
 	xs_deque_check(w);
-	xs_counter_inc(&w->fctr.publishes);
+	xs_owned_inc(&w->fctr.publishes); /* the rescue watch reads it */
 	xs_deque_wake_one(w);
 }
 
@@ -275,9 +274,7 @@ bool xs_deque_reclaim(struct xs_worker *w, uint32_t i)
 		if (xs_ts_head(old) > i)
 			return false;
 		xs_counter_inc(&w->fctr.ts_writes_owner);
-		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old,
-							  xs_ts(xs_ts_head(old), i),
-							  memory_order_relaxed, memory_order_relaxed)) {
+		if (xs_cas_weak_relaxed(&w->dqs.ts, &old, xs_ts(xs_ts_head(old), i))) {
 			w->dq.split = i;
 			return true;
 		}
@@ -290,7 +287,7 @@ static bool xs_frame_done(void *arg)
 
 	/* Acquire pairs with the thief's release of done: what the stolen
 	 * task did is visible to its parent from here on. */
-	return __atomic_load_n(&f->done, __ATOMIC_ACQUIRE) != 0;
+	return xs_plain_load_acquire(&f->done) != 0;
 }
 
 /*
@@ -340,9 +337,7 @@ static uint32_t xs_deque_take_own(struct xs_worker *w, uint32_t i, bool *priv)
 		 * raised split since d->split was read; deque_rescue.c). */
 		k = xs_deque_take_count(w, xs_ts_split(old) - i);
 		xs_counter_inc(&w->fctr.ts_writes_owner);
-		if (atomic_compare_exchange_weak_explicit(&w->dqs.ts, &old,
-							  old + ((uint64_t)k << 32),
-							  memory_order_relaxed, memory_order_relaxed))
+		if (xs_cas_weak_relaxed(&w->dqs.ts, &old, old + ((uint64_t)k << 32)))
 			return i + k;
 	}
 }
@@ -355,9 +350,9 @@ static void xs_deque_run_own(struct xs_worker *w, uint32_t i)
 	struct xs_frame *f = &w->dq.frames[i];
 	xs_task_fn fn = f->fn;
 
-	__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED); /* thieves' loads */
+	xs_plain_store_relaxed(&f->fn, NULL); /* thieves' loads */
 	xs_frame_call(&w->dq, fn, f->arg);
-	__atomic_store_n(&f->done, XS_FRAME_OWN, __ATOMIC_RELAXED);
+	xs_plain_store_relaxed(&f->done, XS_FRAME_OWN);
 }
 
 /* Frame @i (below head) was stolen, or taken by xs_deque_take_own():
@@ -369,19 +364,21 @@ static uint32_t xs_deque_wait_frame(struct xs_worker *w, uint32_t i)
 	struct xs_frame *f = &w->dq.frames[i];
 	uint32_t done;
 
-	/* Counted before the task that spawned it can complete: barrier.c. */
-	xs_counter_inc(&w->fctr.frames_stolen);
+	/* Counted before the task that spawned it can complete: barrier.c's
+	 * rule 2 needs it in the created sum of the worker whose task joins
+	 * it, whatever the thief did with it. */
+	xs_barrier_count_rejoined(&w->bcnt);
 	if (!xs_frame_done(f))
 		xs_worker_wait_until(w, xs_frame_done, f);
 	/* Relaxed: our own acquire above read it. */
-	done = __atomic_load_n(&f->done, __ATOMIC_RELAXED);
+	done = xs_plain_load_relaxed(&f->done);
 	if (done == XS_FRAME_RAN)
-		xs_counter_inc(&w->fctr.frames_stolen_ran);
+		xs_owned_inc(&w->fctr.frames_stolen_ran);
 	/* Relaxed: the frame is the owner's again (done acquired above).
 	 * (rescue) fn cleared: a rescuer may publish this slot again before
 	 * the owner sees its claim, and a thief must then find no task. */
-	__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&f->done, 0, __ATOMIC_RELAXED);
+	xs_plain_store_relaxed(&f->fn, NULL);
+	xs_plain_store_relaxed(&f->done, 0);
 	return done;
 }
 
@@ -405,7 +402,7 @@ static uint32_t xs_deque_wait_stolen_run(struct xs_worker *w, uint32_t lo, uint3
 	uint64_t ts = xs_load_relaxed(&w->dqs.ts);
 
 	if (ts != xs_ts(i + 1, i + 1) &&
-	    !(__atomic_load_n(&w->dq.splitreq, __ATOMIC_RELAXED) & XS_SPLITREQ_RESCUE)) {
+	    !(xs_plain_load_relaxed(&w->dq.splitreq) & XS_SPLITREQ_RESCUE)) {
 		fprintf(stderr, "xsched: worker %u waits for taken frames [%u, %u] with head %u, "
 			"split %u (both should be %u)\n", w->id, lo, i, xs_ts_head(ts),
 			xs_ts_split(ts), i + 1);
@@ -452,7 +449,7 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		/* Relaxed: a hint, see xs_spawn(). Served before a child that
 		 * may run long, with every frame left: this join takes its
 		 * frames from the oldest on anyway, as thieves do. */
-		uint32_t r = __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED);
+		uint32_t r = xs_plain_load_relaxed(&d->splitreq);
 
 		if (r & XS_SPLITREQ_RESCUE)
 			xs_deque_rescue_check(w);
@@ -473,7 +470,7 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 		}
 		fn = f->fn;
 		/* Relaxed, then the rescue check (deque_rescue.c). */
-		__atomic_store_n(&f->fn, NULL, __ATOMIC_RELAXED);
+		xs_plain_store_relaxed(&f->fn, NULL);
 		if (xs_deque_rescue_check(w) && !xs_deque_rescue_claimed(w, i))
 			continue; /* a thief ran it: popped below */
 		xs_frame_call(d, fn, f->arg);
@@ -488,7 +485,7 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 	 * (xs_deque_wait_stolen_run()), then top = lo and its check. */
 	for (uint32_t i = hi;;) {
 		if (i == lo) {
-			__atomic_store_n(&d->top, lo, __ATOMIC_RELAXED);
+			xs_plain_store_relaxed(&d->top, lo);
 			if (xs_deque_rescue_check(w) && d->split > lo) {
 				i = d->split;
 				continue;
@@ -496,7 +493,7 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
 			break;
 		}
 		i--;
-		__atomic_store_n(&d->top, i + 1, __ATOMIC_RELAXED);
+		xs_plain_store_relaxed(&d->top, i + 1);
 		if (xs_deque_rescue_check(w) && d->split > i + 1) {
 			i = d->split;
 			continue;
@@ -530,11 +527,11 @@ int xs_task_join_newest(void)
 	struct xs_deque *d = &w->dq;
 	uint32_t i = d->top - 1;
 	/* Relaxed: a hint, as in xs_spawn(). */
-	uint32_t r = __atomic_load_n(&d->splitreq, __ATOMIC_RELAXED);
+	uint32_t r = xs_plain_load_relaxed(&d->splitreq);
 	bool ran = false;
 
 	/* Relaxed: owner-written; readers sum snapshots. */
-	__atomic_store_n(&d->pushed, d->pushed + 1, __ATOMIC_RELAXED);
+	xs_plain_store_relaxed(&d->pushed, d->pushed + 1);
 	if (r & XS_SPLITREQ_RESCUE)
 		xs_deque_rescue_check(w);
 	/* A thief asks: the older half of the private frames below this one
@@ -545,12 +542,12 @@ int xs_task_join_newest(void)
 	for (;;) {
 		if (i >= d->split || xs_deque_reclaim(w, i)) {
 			/* Relaxed, then the rescue check (deque_rescue.c). */
-			__atomic_store_n(&d->top, i, __ATOMIC_RELAXED);
+			xs_plain_store_relaxed(&d->top, i);
 			if (xs_deque_rescue_check(w) && d->split > i) {
 				/* Published before the rescuer saw the pop: a
 				 * public frame again (fn intact, or cleared
 				 * by the wait below once it ran). */
-				__atomic_store_n(&d->top, i + 1, __ATOMIC_RELAXED);
+				xs_plain_store_relaxed(&d->top, i + 1);
 				continue;
 			}
 			xs_deque_check(w);
@@ -609,14 +606,12 @@ static bool xs_deque_steal_from(struct xs_worker *w, struct xs_worker *v, bool *
 		/* Acquire pairs with the owner's release CAS in publish: the
 		 * frame's contents are visible. On failure `old` is reloaded
 		 * (another thief, or the owner reclaiming): try again. */
-		if (!atomic_compare_exchange_weak_explicit(&v->dqs.ts, &old, old + (1ull << 32),
-							   memory_order_acquire,
-							   memory_order_acquire))
+		if (!xs_cas_weak_acquire(&v->dqs.ts, &old, old + (1ull << 32)))
 			continue;
 		f = &v->dq.frames[h];
 		/* Relaxed: the owner's claim of a frame a rescuer published
 		 * may race with this load (deque_rescue.c). */
-		fn = __atomic_load_n(&f->fn, __ATOMIC_RELAXED);
+		fn = xs_plain_load_relaxed(&f->fn);
 		if (h + 1 < xs_ts_split(old))
 			xs_deque_wake_one(w); /* more left: one more thief */
 		if (fn) {
@@ -628,15 +623,15 @@ static bool xs_deque_steal_from(struct xs_worker *w, struct xs_worker *v, bool *
 		 * in xs_frame_done(); after it the frame is the owner's. BACK:
 		 * not run here (deque_rescue.c runs it when the claim was
 		 * the owner's, made after a rescue published it). */
-		__atomic_store_n(&f->done, fn ? XS_FRAME_RAN : XS_FRAME_BACK, __ATOMIC_RELEASE);
+		xs_plain_store_release(&f->done, fn ? XS_FRAME_RAN : XS_FRAME_BACK);
 		xs_park_notify(&v->park);
 		return fn != NULL;
 	}
 	/* Nothing public: ask the owner to publish. Relaxed, a hint; written
 	 * only when clear, so polling thieves do not bounce its line; an RMW
 	 * that keeps the rescue bits. */
-	if (!(__atomic_load_n(&v->dq.splitreq, __ATOMIC_RELAXED) & XS_SPLITREQ_REQ))
-		__atomic_fetch_or(&v->dq.splitreq, XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
+	if (!(xs_plain_load_relaxed(&v->dq.splitreq) & XS_SPLITREQ_REQ))
+		xs_plain_fetch_or_relaxed(&v->dq.splitreq, XS_SPLITREQ_REQ);
 	return false;
 }
 
@@ -684,8 +679,8 @@ bool xs_deque_visible(struct xs_worker *w)
 		if (xs_ts_head(ts) < xs_ts_split(ts))
 			return true;
 		/* Relaxed: a hint, as in xs_deque_steal_from(). */
-		if (!(__atomic_load_n(&v->dq.splitreq, __ATOMIC_RELAXED) & XS_SPLITREQ_REQ))
-			__atomic_fetch_or(&v->dq.splitreq, XS_SPLITREQ_REQ, __ATOMIC_RELAXED);
+		if (!(xs_plain_load_relaxed(&v->dq.splitreq) & XS_SPLITREQ_REQ))
+			xs_plain_fetch_or_relaxed(&v->dq.splitreq, XS_SPLITREQ_REQ);
 	}
 	return false;
 }
@@ -696,7 +691,7 @@ void xs_deque_woken(struct xs_worker *w)
 {
 	/* Relaxed: written by the waker before the wake's acq_rel exchange,
 	 * which our return from the futex acquired. */
-	uint64_t t = atomic_exchange_explicit(&w->wake_ns, 0, memory_order_relaxed);
+	uint64_t t = xs_exchange_relaxed(&w->wake_ns, 0);
 	uint64_t now;
 
 	if (!t)

@@ -162,7 +162,7 @@ void xs_deque_publish(struct xs_worker *w);
 static inline void xs_deque_count(struct xs_deque *d)
 {
 	/* Relaxed: owner-written; readers sum snapshots. */
-	__atomic_store_n(&d->pushed, d->pushed + (d->top - d->base), __ATOMIC_RELAXED);
+	xs_plain_store_relaxed(&d->pushed, d->pushed + (d->top - d->base));
 }
 
 /* Owner: join the running task's frames from index @first on (frames
@@ -187,9 +187,9 @@ static inline void xs_frame_commit(struct xs_deque *d)
 {
 	/* Release: the frame to a rescuer's acquire of top, as in
 	 * xs_spawn() (deque_rescue.c). */
-	__atomic_store_n(&d->top, d->top + 1, __ATOMIC_RELEASE);
+	xs_plain_store_release(&d->top, d->top + 1);
 	/* Relaxed: a hint from a thief, as in xs_spawn(). */
-	if (xs_unlikely(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0))
+	if (xs_unlikely(xs_plain_load_relaxed(&d->splitreq) != 0))
 		xs_task_publish();
 }
 

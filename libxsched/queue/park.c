@@ -72,8 +72,7 @@ void xs_park_stamp(struct xs_parker *p)
 {
 	uint64_t open = XS_YIELD_OPEN;
 
-	atomic_compare_exchange_strong_explicit(&p->yield_stamp, &open, xs_now_ns(),
-						memory_order_relaxed, memory_order_relaxed);
+	xs_cas_strong_relaxed(&p->yield_stamp, &open, xs_now_ns());
 }
 
 void xs_park_yield_open(struct xs_parker *p)
@@ -88,7 +87,7 @@ uint64_t xs_park_yield_close(struct xs_parker *p)
 
 	/* Relaxed (see xs_park_stamp()): closes the yield, and takes the
 	 * stamp of the first notifier that CASed it in before. */
-	stamp = atomic_exchange_explicit(&p->yield_stamp, 0, memory_order_relaxed);
+	stamp = xs_exchange_relaxed(&p->yield_stamp, 0);
 	if (stamp <= XS_YIELD_OPEN)
 		return 0;
 	back = xs_now_ns();

@@ -66,7 +66,7 @@ struct xs_task *xs_task_pool_refill(struct xs_task_pool *pool)
 	 * the freeing worker's last uses of each descriptor (and its
 	 * next_free link) happen before we hand it out again.
 	 */
-	t = atomic_exchange_explicit(&pool->remote, NULL, memory_order_acquire);
+	t = xs_exchange_acquire(&pool->remote, NULL);
 	if (t) {
 		pool->local = t->next_free;
 		return t;

@@ -18,17 +18,22 @@
  *
  * Map to the code, line by line (libxsched/core/barrier.c):
  *
+ *   C[], F[]           struct xs_barrier_counts (core/barrier.h): the
+ *                      barrier's own created / finished, owner-written
+ *                      (rejoined, Y, is added to both and not modelled:
+ *                      frames are not)
  *   spawn()            worker.c spawn: C incremented before the push
- *                      (static_pushes / continuations), then queued
- *   run_task()         worker.c: body, then F (tasks_self + ...) after it
+ *                      (xs_barrier_count_created()), then queued
+ *   run_task()         worker.c: body, then F after it
+ *                      (xs_barrier_count_finished())
  *   worker():
  *     B1  seq++                      uint64_t seq = ++w->bar.seq
  *     B2  drain                      xs_worker_drain(w)
  *     B3  wait report_seq[c] >= seq  xs_barrier_gather: xs_worker_wait_until(
  *                                        w, xs_report_arrived, &rw) (runs tasks)
  *     B4  sum children's reports     *created += cn->report_created; ...
- *     B5  own counters last          *created += static_pushes + continuations;
- *                                    *finished += xs_counters_queued_done()
+ *     B5  own counts last            *created += bcnt.created + rejoined;
+ *                                    *finished += bcnt.finished + rejoined
  *     B6  root: decide()             xs_barrier_decide(): wave 1: created ==
  *                                    released_total; later: prev_finished == created
  *     B7  child: report              report_created/finished = ...;
