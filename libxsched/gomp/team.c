@@ -75,6 +75,7 @@ void xg_team_free(struct xg_team *team)
 		free(team->ws[i].mem);
 		free(team->ws[i].hslots);
 	}
+	free(team->place_slots);
 	free(team);
 }
 
@@ -124,15 +125,31 @@ uint32_t xg_team_size(void)
  * regions run with one thread without trying again. */
 static _Atomic bool xg_pool_failed;
 
+/*
+ * A runtime of @n workers, created from outside any worker and with the
+ * process's affinity mask (a bound thread would make it see one place's
+ * CPUs). NULL (errno set, the reason printed) when it cannot be made.
+ */
+static struct xs_runtime *xg_runtime_create(uint32_t n)
+{
+	void *saved = xs_self;
+	struct xs_runtime *rt;
+	cpu_set_t mask;
+	bool widened;
+
+	xs_self = NULL;
+	widened = xg_places_widen(&mask);
+	rt = xs_runtime_create(n);
+	xg_places_narrow(widened, &mask);
+	xs_self = saved;
+	return rt;
+}
+
 /* A runtime for entry @e (ours, busy) whose runtime omp_pause_resource()
  * destroyed; false (and @e released) if none can be made. */
 static bool xg_pool_revive(struct xg_pool_entry *e)
 {
-	void *saved = xs_self;
-
-	xs_self = NULL;
-	e->rt = xs_runtime_create(e->nthreads);
-	xs_self = saved;
+	e->rt = xg_runtime_create(e->nthreads);
 	if (e->rt)
 		return true;
 	xg_warn("cannot create an xsched runtime of %u workers (%s); "
@@ -195,12 +212,7 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 	pthread_mutex_lock(&xg_pool_lock);
 	e = calloc(1, sizeof(*e));
 	if (e) {
-		void *saved = xs_self;
-
-		/* A runtime is created from outside any worker. */
-		xs_self = NULL;
-		e->rt = xs_runtime_create(n);
-		xs_self = saved;
+		e->rt = xg_runtime_create(n);
 		if (!e->rt) {
 			xg_warn("cannot create an xsched runtime of %u workers (%s); "
 				"parallel regions run with one thread",
@@ -285,9 +297,12 @@ static void xg_implicit_main(void *arg)
 	struct xg_team *team = arg;
 	struct xg_task *saved = xg_cur;
 	struct xg_league league = xg_league;
+	struct xg_place_save place;
 	struct xg_task it;
 
 	xg_implicit_init(&it, team, (uint32_t)xs_worker_id());
+	if (team->place_on)
+		xg_places_enter(team, it.tid, &place);
 	xg_cur = &it;
 	xg_league = team->league;
 	xg_implicit_display();
@@ -295,6 +310,8 @@ static void xg_implicit_main(void *arg)
 	/* Join our tasks while `it` still exists (task.c). */
 	xs_task_wait();
 	xg_depend_free(&it);
+	if (team->place_on)
+		xg_places_leave(&place);
 	xg_league = league;
 	xg_cur = saved;
 }
@@ -365,7 +382,15 @@ static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_
 	 * the CPUs (xschedd's arbitration, or libgomp's load-average rule
 	 * without it). With dyn-var false nothing changes. */
 	if (icv->dynamic) {
-		uint32_t share = xs_daemon_share(NULL);
+		struct xs_cpu_share how;
+		uint32_t share = xs_daemon_share(&how);
+		double load[3];
+
+		/* Without xschedd, libgomp's rule counts the process's CPUs,
+		 * not those of the place a bound thread is on. */
+		if (how.source == XS_SHARE_LOADAVG && xg_env.num_places)
+			share = xs_share_loadavg_rule(xg_env.nprocs, getloadavg(load, 3) == 3
+								     ? load[2] : 0.0);
 
 		if (share < n)
 			n = share;
@@ -385,11 +410,19 @@ static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_
  * its stack, GOMP_parallel_start in the heap).
  */
 static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data, unsigned req,
-			    xg_ws_init_fn init, const void *init_arg, uintptr_t *reductions)
+			    unsigned flags, xg_ws_init_fn init, const void *init_arg,
+			    uintptr_t *reductions)
 {
 	struct xg_task *cur = xg_task_self();
 	uint32_t extra, n = xg_team_threads(cur, req, &extra);
+	uint32_t bind = cur->icv->bind;
 	struct xg_team *team;
+
+	/* A proc_bind clause (gcc passes it in flags' low bits) overrides
+	 * bind-var for this team and, as in libgomp, becomes the implicit
+	 * tasks' bind-var unless OMP_PROC_BIND's list has a next element. */
+	if (bind != XG_BIND_FALSE && (flags & 7) != XG_BIND_FALSE)
+		bind = flags & 7;
 
 	r->entry = NULL;
 	r->encountering = cur;
@@ -417,7 +450,12 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	team->active_level = cur->team->active_level + (n > 1);
 	team->encountering = cur;
 	team->icv = *cur->icv;
+	team->icv.bind = bind;
 	xg_env_nthreads_level(&team->icv);
+	/* Bound threads: where each goes (thread 0 stays on its place). */
+	team->place_on = xs_unlikely(xg_env.num_places) && n > 1;
+	if (team->place_on)
+		xg_places_team(team, bind);
 	team->fn = fn;
 	team->data = data;
 	team->ws_preset = init != NULL;
@@ -439,6 +477,8 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 		xs_runtime_parallel_begin(team->rt, xg_implicit_main, team, &r->job);
 	}
 	xg_implicit_init(&r->it, team, 0);
+	if (team->place_on)
+		xg_places_enter(team, 0, &r->place_save);
 	xg_cur = &r->it;
 	xg_implicit_display();
 }
@@ -459,6 +499,8 @@ static void xg_region_end(struct xg_region *r)
 		free(r->team->ws[i].hslots);
 		r->team->ws[i].hslots = NULL;
 	}
+	if (r->team->place_on)
+		xg_places_leave(&r->place_save);
 	if (r->team->rt) {
 		xs_self = r->outer;
 		xg_pool_put(r->entry);
@@ -472,8 +514,7 @@ void xg_parallel_ws(void (*fn)(void *), void *data, unsigned req, unsigned flags
 {
 	struct xg_region r;
 
-	(void)flags; /* proc_bind: workers are placed once, per runtime */
-	xg_region_begin(&r, fn, data, req, init, init_arg, NULL);
+	xg_region_begin(&r, fn, data, req, flags, init, init_arg, NULL);
 	fn(data);
 	xg_region_end(&r);
 }
@@ -486,8 +527,7 @@ unsigned xg_parallel_reductions(void (*fn)(void *), void *data, unsigned req, un
 	struct xg_region r;
 	unsigned n;
 
-	(void)flags;
-	xg_region_begin(&r, fn, data, req, NULL, NULL, reductions);
+	xg_region_begin(&r, fn, data, req, flags, NULL, NULL, reductions);
 	n = r.team->nthreads;
 	fn(data);
 	xg_region_end(&r);
@@ -513,7 +553,7 @@ void xg_parallel_start(void (*fn)(void *), void *data, unsigned req, xg_ws_init_
 		xg_warn("out of memory for a parallel region");
 		abort();
 	}
-	xg_region_begin(r, fn, data, req, init, init_arg, NULL);
+	xg_region_begin(r, fn, data, req, 0, init, init_arg, NULL);
 	r->it.region = r;
 }
 
