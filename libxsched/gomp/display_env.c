@@ -75,7 +75,9 @@ void xg_display_env(bool verbose)
 	fputs("'\n", stderr);
 	fprintf(stderr, "  OMP_STACKSIZE = '%llu'\n",
 		stack ? strtoull(stack, NULL, 10) * 1024 : 0ull);
-	fprintf(stderr, "  OMP_WAIT_POLICY = '%s'\n", xg_env.wait_passive ? "PASSIVE" : "ACTIVE");
+	/* As libgomp: its default waits neither way, and it says PASSIVE
+	 * for it; ACTIVE only when asked. */
+	fprintf(stderr, "  OMP_WAIT_POLICY = '%s'\n", xg_env.wait_active ? "ACTIVE" : "PASSIVE");
 	fprintf(stderr, "  OMP_THREAD_LIMIT = '%u'\n", icv->thread_limit);
 	fprintf(stderr, "  OMP_MAX_ACTIVE_LEVELS = '%u'\n", icv->max_active_levels);
 	fprintf(stderr, "  OMP_NUM_TEAMS = '%u'\n", xg_env.num_teams);

@@ -404,12 +404,10 @@ void xg_env_load(void)
 	xg_env_loop();
 	xg_parse_bool("OMP_DYNAMIC", &xg_env.icv.dynamic);
 	bound = xg_env_proc_bind();
-	if (levels > 1) /* a list longer than the levels supported is capped */
-		xg_env.icv.max_active_levels = levels < XG_SUPPORTED_LEVELS ? levels
-									   : XG_SUPPORTED_LEVELS;
-	/* libgomp: a list of policies allows every level (unless
-	 * OMP_NESTED or OMP_MAX_ACTIVE_LEVELS says otherwise, below) */
-	if (xg_bind_levels > 1)
+	/* libgomp: a list of thread counts or of policies allows every
+	 * level (unless OMP_NESTED or OMP_MAX_ACTIVE_LEVELS says otherwise,
+	 * below) */
+	if (levels > 1 || xg_bind_levels > 1)
 		xg_env.icv.max_active_levels = XG_SUPPORTED_LEVELS;
 	if (xg_parse_bool("OMP_NESTED", &nested))
 		xg_env.icv.max_active_levels = nested ? XG_SUPPORTED_LEVELS : 1;
