@@ -82,12 +82,16 @@ void xg_display_env(bool verbose)
 	fprintf(stderr, "  OMP_MAX_ACTIVE_LEVELS = '%u'\n", icv->max_active_levels);
 	fprintf(stderr, "  OMP_NUM_TEAMS = '%u'\n", xg_env.num_teams);
 	fprintf(stderr, "  OMP_TEAMS_THREAD_LIMIT = '%u'\n", xg_env.teams_thread_limit);
-	fputs("  OMP_CANCELLATION = 'FALSE'\n  OMP_DEFAULT_DEVICE = '0'\n", stderr);
+	fprintf(stderr, "  OMP_CANCELLATION = 'FALSE'\n  OMP_DEFAULT_DEVICE = '%d'\n",
+		icv->default_device);
 	fprintf(stderr, "  OMP_MAX_TASK_PRIORITY = '%d'\n", xg_env.max_task_priority);
 	fprintf(stderr, "  OMP_DISPLAY_AFFINITY = '%s'\n", xg_env.display_affinity ? "TRUE" : "FALSE");
 	fprintf(stderr, "  OMP_AFFINITY_FORMAT = '%s'\n", xg_affinity_format());
 	fprintf(stderr, "  OMP_ALLOCATOR = '%s'\n", xg_allocator_name(xg_allocator_default()));
-	fputs("  OMP_TARGET_OFFLOAD = 'DEFAULT'\n", stderr);
+	fprintf(stderr, "  OMP_TARGET_OFFLOAD = '%s'\n",
+		xg_env.target_offload == XG_OFFLOAD_MANDATORY  ? "MANDATORY"
+		: xg_env.target_offload == XG_OFFLOAD_DISABLED ? "DISABLED"
+							       : "DEFAULT");
 	if (verbose) {
 		fprintf(stderr, "  GOMP_CPU_AFFINITY = ''\n  GOMP_STACKSIZE = '%llu'\n",
 			stack ? strtoull(stack, NULL, 10) * 1024 : 0ull);

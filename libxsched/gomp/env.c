@@ -348,6 +348,37 @@ static bool xg_env_places(bool bound)
 	return true;
 }
 
+/* OMP_TARGET_OFFLOAD=default|mandatory|disabled (target.c enforces
+ * mandatory: there is no offload device). */
+static void xg_env_target_offload(void)
+{
+	static const char *const words[] = { "default", "mandatory", "disabled" };
+	const char *v = xg_getenv("OMP_TARGET_OFFLOAD"), *p;
+
+	unsigned long n;
+
+	xg_env.target_offload = XG_OFFLOAD_DEFAULT;
+	xg_env.icv.default_device = 0;
+	if (xg_parse_single_uint("OMP_DEFAULT_DEVICE", 0, INT32_MAX, &n))
+		xg_env.icv.default_device = (int32_t)n;
+	if (!v)
+		return;
+	p = xg_skip_blanks(v);
+	for (uint32_t i = 0; i < 3; i++) {
+		size_t len = strlen(words[i]);
+
+		if (!strncasecmp(p, words[i], len) && !*xg_skip_blanks(p + len)) {
+			xg_env.target_offload = i;
+			/* No device to offload to: the default device is none
+			 * (as in gcc 13's libgomp) unless one was named. */
+			if (i == XG_OFFLOAD_MANDATORY && !xg_getenv("OMP_DEFAULT_DEVICE"))
+				xg_env.icv.default_device = XG_DEVICE_INVALID;
+			return;
+		}
+	}
+	xg_bad("OMP_TARGET_OFFLOAD", v, "expected default, mandatory or disabled; using default");
+}
+
 /*
  * XSCHED_LOOP_*: the hybrid schedule's parameters, and when
  * XSCHED_LOOP_SCHEDULE is not auto, run-sched-var (it wins over
@@ -424,6 +455,7 @@ void xg_env_load(void)
 		xg_env.max_task_priority = (int32_t)n;
 	xg_env_stacksize();
 	xg_env_wait_policy();
+	xg_env_target_offload();
 	places = xg_env_places(bound);
 	if (!places)
 		xg_env.icv.bind = XG_BIND_FALSE;

@@ -51,6 +51,11 @@ enum xg_sched {
 };
 #define XG_SCHED_MONOTONIC 0x80000000u
 
+/* OMP_TARGET_OFFLOAD */
+enum xg_offload { XG_OFFLOAD_DEFAULT, XG_OFFLOAD_MANDATORY, XG_OFFLOAD_DISABLED };
+/* omp_invalid_device (OpenMP 5.2; gcc 13's value) */
+#define XG_DEVICE_INVALID -4
+
 /* omp_proc_bind_t */
 enum xg_bind { XG_BIND_FALSE, XG_BIND_TRUE, XG_BIND_PRIMARY, XG_BIND_CLOSE, XG_BIND_SPREAD };
 
@@ -63,6 +68,8 @@ struct xg_icv {
 	uint32_t thread_limit;      /* thread-limit-var */
 	uint32_t bind;              /* bind-var: enum xg_bind */
 	uintptr_t def_alloc;        /* def-allocator-var; 0: OMP_ALLOCATOR's */
+	int32_t default_device;     /* default-device-var (XG_DEVICE_INVALID:
+				     * none, OMP_TARGET_OFFLOAD=mandatory) */
 	bool dynamic;               /* dyn-var */
 	/* nthreads-var is OMP_NUM_THREADS's list from this element on (when
 	 * >= 0; -1: a single value, set by omp_set_num_threads). */
@@ -84,6 +91,7 @@ struct xg_global {
 	uint32_t num_teams;         /* OMP_NUM_TEAMS (0: unset) */
 	uint32_t teams_thread_limit;/* OMP_TEAMS_THREAD_LIMIT (0: unset) */
 	bool display_affinity;      /* OMP_DISPLAY_AFFINITY */
+	uint32_t target_offload;    /* OMP_TARGET_OFFLOAD: enum xg_offload */
 	/* XSCHED_LOOP_*: the hybrid schedule's ns, nd, grain (kind and chunk
 	 * went into icv.run_sched/run_chunk when XSCHED_LOOP_SCHEDULE is set). */
 	struct xs_loop_sched loop;
