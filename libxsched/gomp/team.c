@@ -128,11 +128,16 @@ static _Atomic bool xg_pool_failed;
 /*
  * A runtime of @n workers, created from outside any worker and with the
  * process's affinity mask (a bound thread would make it see one place's
- * CPUs). NULL (errno set, the reason printed) when it cannot be made.
+ * CPUs). NULL (errno set, the reason printed) when it cannot be made;
+ * under XSCHED_DAEMON=required that ends the program, as the runtime
+ * refused to run without xschedd: running every region on one thread
+ * would hide it (xs_runtime_create() fails a native program the same
+ * way).
  */
 static struct xs_runtime *xg_runtime_create(uint32_t n)
 {
 	void *saved = xs_self;
+	struct xs_options opt;
 	struct xs_runtime *rt;
 	cpu_set_t mask;
 	bool widened;
@@ -142,6 +147,12 @@ static struct xs_runtime *xg_runtime_create(uint32_t n)
 	rt = xs_runtime_create(n);
 	xg_places_narrow(widened, &mask);
 	xs_self = saved;
+	if (!rt && xs_options_load(&opt) == 0 && opt.daemon == XS_DAEMON_REQUIRED) {
+		xg_warn("XSCHED_DAEMON=required and the runtime of a parallel region of %u "
+			"threads cannot run without xschedd (%s, above); exiting", n,
+			strerror(errno));
+		exit(EXIT_FAILURE);
+	}
 	return rt;
 }
 
