@@ -18,7 +18,9 @@
 #   under the drop-in. Skipped where CPU 0 or 1 is not ours.
 #
 #   abstract names on this machine, OMP_PROC_BIND alone, OMP_PROC_BIND=false,
-#   OMP_DISPLAY_AFFINITY: the drop-in prints what libgomp prints.
+#   OMP_DISPLAY_AFFINITY: the drop-in prints what libgomp prints. An
+#   XSCHED_BIND in the environment (a parent's drop-in sets it) changes
+#   nothing.
 #
 #   synthetic machines (XSCHED_SYSFS_ROOT: tools/xsched-mksysfs 2s2n4c2t
 #   with two LLCs per node, and the hand-written tests/machines/2s2n4c),
@@ -100,7 +102,7 @@ synthetic=(
 )
 
 echo "TAP version 13"
-echo "1..$((4 + 2 * ${#explicit[@]} + ${#as_libgomp[@]} + ${#synthetic[@]}))"
+echo "1..$((5 + 2 * ${#explicit[@]} + ${#as_libgomp[@]} + ${#synthetic[@]}))"
 
 . "${XS_SRCDIR:-.}/scripts/tap.sh"
 
@@ -318,6 +320,19 @@ for runtime in libgomp xsched-gomp; do
 		diag+=("stderr: '$got', expected 'thread 0 affinity 1;thread 1 affinity 0;'")
 	result $((${#diag[@]} == 0)) "$name" "${diag[@]}"
 done
+
+# XSCHED_BIND inherited from a parent whose drop-in set it (a shell run
+# with LD_PRELOAD) must not stop the binding: the places still bind.
+name="xsched-gomp XSCHED_BIND=compact (inherited) OMP_PLACES={1},{0}: the places bind"
+why=$(not_run)
+if [[ -n $why ]]; then
+	result 0 "$name" "$why"
+elif ((!have01)); then
+	echo "ok $((n += 1)) $name # SKIP CPUs 0 and 1 are not both in this process's affinity mask ($ours)"
+else
+	run xsched-gomp XSCHED_BIND=compact "OMP_PLACES={1},{0}" OMP_NUM_THREADS=2 -- 0 none
+	check "$name" "places=2:{1},{0};initial place=0 mask=1;thread 0 place=0 mask=1 partition=0-1;thread 1 place=1 mask=0 partition=0-1"
+fi
 
 for c in "${as_libgomp[@]}"; do
 	IFS='|' read -r envs args <<<"$c"

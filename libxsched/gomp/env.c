@@ -457,12 +457,22 @@ void xg_env_load(void)
 	xg_env_wait_policy();
 	xg_env_target_offload();
 	places = xg_env_places(bound);
+	/*
+	 * The places bind the threads whatever XSCHED_BIND says (the one
+	 * exception to XSCHED_* winning): the drop-in hands its settings to
+	 * the runtime through the environment, which child processes
+	 * inherit, so an XSCHED_BIND set by a parent's drop-in (a shell run
+	 * with LD_PRELOAD) cannot be told from one the user set.
+	 */
+	xg_env.bind_threads = places;
 	if (!places)
 		xg_env.icv.bind = XG_BIND_FALSE;
 	else
 		xg_places_bind_initial();
 	/* OpenMP leaves threads unbound unless asked; xsched's placement
-	 * policies are compact (close) and scatter (spread). */
+	 * policies are compact (close) and scatter (spread): under the
+	 * places they pin the workers when the runtime starts, and each
+	 * thread then binds itself to its place. */
 	setenv("XSCHED_BIND",
 	       xg_env.icv.bind == XG_BIND_FALSE    ? "none"
 	       : xg_env.icv.bind == XG_BIND_SPREAD ? "scatter"

@@ -84,6 +84,8 @@ struct xg_global {
 	struct xg_icv icv;          /* the initial data environment */
 	uint32_t nprocs;            /* omp_get_num_procs() */
 	uint32_t num_places;        /* places of OMP_PLACES */
+	/* The drop-in binds the threads to their places (there are). */
+	bool bind_threads;
 	uint32_t place_kind;        /* 0 threads, 1 cores, 2 sockets */
 	int32_t max_task_priority;  /* OMP_MAX_TASK_PRIORITY */
 	bool wait_passive;          /* OMP_WAIT_POLICY=passive */
@@ -118,7 +120,7 @@ struct xg_team;
 /* Bind the calling (initial) thread to place 0, at load. */
 void xg_places_bind_initial(void);
 /* The encountering thread: where each thread of @team goes under @bind
- * (team->place_slots). Only when there are places (xg_env.num_places). */
+ * (team->place_slots). Only when xg_env.bind_threads. */
 void xg_places_team(struct xg_team *team, uint32_t bind);
 /* Thread @tid of @team binds itself to its place and takes its partition
  * until xg_places_leave(). */

@@ -27,7 +27,8 @@
  * place, its partition and the team's bind policy (xg_places_team(), the
  * assignment of libgomp's gomp_team_start()); each thread binds itself to
  * its place when the region starts (sched_setaffinity, only when its
- * place changed). On a synthetic machine nothing is bound (its CPUs need
+ * place changed), whatever XSCHED_BIND says (env.c tells why). On a
+ * synthetic machine nothing is bound (its CPUs need
  * not exist): the places are assigned and reported all the same, so the
  * assignment can be checked on any box.
  */
@@ -702,7 +703,7 @@ XG_EXPORT void omp_get_place_proc_ids(int place, int *ids)
 XG_EXPORT int omp_get_place_num(void)
 {
 	xg_env_init();
-	if (!xg_nplaces)
+	if (!xg_env.bind_threads)
 		return -1;
 	xg_place_self_init();
 	return xg_place_self;
@@ -713,7 +714,8 @@ XG_EXPORT int omp_get_partition_num_places(void)
 	xg_env_init();
 	if (!xg_nplaces)
 		return 0;
-	xg_place_self_init();
+	if (xg_env.bind_threads)
+		xg_place_self_init();
 	return (int)(xg_part_len ? xg_part_len : xg_nplaces);
 }
 
@@ -724,7 +726,8 @@ XG_EXPORT void omp_get_partition_place_nums(int *place_nums)
 	xg_env_init();
 	if (!xg_nplaces)
 		return;
-	xg_place_self_init();
+	if (xg_env.bind_threads)
+		xg_place_self_init();
 	n = xg_part_len ? xg_part_len : xg_nplaces;
 	for (uint32_t p = 0; p < n; p++)
 		place_nums[p] = (int)(xg_part_off + p);

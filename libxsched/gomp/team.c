@@ -399,7 +399,7 @@ static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_
 
 		/* Without xschedd, libgomp's rule counts the process's CPUs,
 		 * not those of the place a bound thread is on. */
-		if (how.source == XS_SHARE_LOADAVG && xg_env.num_places)
+		if (how.source == XS_SHARE_LOADAVG && xg_env.bind_threads)
 			share = xs_share_loadavg_rule(xg_env.nprocs, getloadavg(load, 3) == 3
 								     ? load[2] : 0.0);
 
@@ -464,7 +464,7 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	team->icv.bind = bind;
 	xg_env_nthreads_level(&team->icv);
 	/* Bound threads: where each goes (thread 0 stays on its place). */
-	team->place_on = xs_unlikely(xg_env.num_places) && n > 1;
+	team->place_on = xs_unlikely(xg_env.bind_threads) && n > 1;
 	if (team->place_on)
 		xg_places_team(team, bind);
 	team->fn = fn;
