@@ -294,24 +294,27 @@ static bool xg_parse_list(struct xg_parse *ps, const char *v)
  * places. Places in libgomp's order: each group (core, socket, LLC) by its
  * lowest CPU, threads core by core, NUMA domains by node number.
  */
+static uint32_t xg_group(const struct xs_cpu_info *c, int kind)
+{
+	return kind <= 1 ? c->core_group : kind == 2 ? c->package : kind == 3 ? c->llc : c->node;
+}
+
 static bool xg_parse_abstract(struct xg_parse *ps, const struct xs_topology *topo, int kind,
 			      unsigned long limit)
 {
-	static bool seen[XS_MAX_CPUS];
-	uint32_t ngroups = kind == 4 ? topo->nnodes : XS_MAX_CPUS;
+	uint32_t ngroups = kind == 4 ? topo->nnodes : 1;
 
-	memset(seen, 0, sizeof(seen));
 	for (uint32_t g = 0; g < ngroups; g++) {
 		for (uint32_t i = 0; i < topo->ncpus && ps->n < limit; i++) {
-			const struct xs_cpu_info *c = &topo->cpus[i];
-			uint32_t key = kind <= 1 ? c->core_group : kind == 2 ? c->package
-				     : kind == 3 ? c->llc : c->node;
+			uint32_t key = xg_group(&topo->cpus[i], kind);
+			bool seen = false;
 
-			/* numa: group g is node index g; else the next group
-			 * not seen, in the order of its lowest CPU */
-			if (kind == 4 ? key != g : seen[key])
+			/* numa: group g is node index g; else each group at
+			 * its lowest CPU (cpus[] is in CPU order) */
+			for (uint32_t j = 0; j < i && !seen && kind != 4; j++)
+				seen = xg_group(&topo->cpus[j], kind) == key;
+			if (kind == 4 ? key != g : seen)
 				continue;
-			seen[key] = true;
 			if (kind == 0) {
 				for (uint32_t j = i; j < topo->ncpus && ps->n < limit; j++) {
 					if (topo->cpus[j].core_group != key)
@@ -323,20 +326,13 @@ static bool xg_parse_abstract(struct xg_parse *ps, const struct xs_topology *top
 				struct xs_cpumask *m = &ps->places[ps->n++];
 
 				memset(m, 0, sizeof(*m));
-				for (uint32_t j = i; j < topo->ncpus; j++) {
-					const struct xs_cpu_info *d = &topo->cpus[j];
-					uint32_t k = kind == 1 ? d->core_group : kind == 2 ? d->package
-						   : kind == 3 ? d->llc : d->node;
-
-					if (k == key)
-						xg_mask_set(m, d->cpu);
-				}
+				for (uint32_t j = i; j < topo->ncpus; j++)
+					if (xg_group(&topo->cpus[j], kind) == key)
+						xg_mask_set(m, topo->cpus[j].cpu);
 			}
 			if (kind == 4)
 				break;
 		}
-		if (kind != 4)
-			break; /* one pass visits every group */
 	}
 	if (!ps->n)
 		return xg_fail(ps, "the topology has no such places");

@@ -312,6 +312,8 @@ static void xg_implicit_main(void *arg)
 	struct xg_task it;
 
 	xg_implicit_init(&it, team, (uint32_t)xs_worker_id());
+	/* A worker keeps its place and partition after its implicit task:
+	 * it may still run the team's tasks until the region's end. */
 	if (team->place_on)
 		xg_places_enter(team, it.tid, &place);
 	xg_cur = &it;
@@ -321,8 +323,6 @@ static void xg_implicit_main(void *arg)
 	/* Join our tasks while `it` still exists (task.c). */
 	xs_task_wait();
 	xg_depend_free(&it);
-	if (team->place_on)
-		xg_places_leave(&place);
 	xg_league = league;
 	xg_cur = saved;
 }
