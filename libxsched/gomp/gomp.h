@@ -126,6 +126,8 @@ void xg_places_team(struct xg_team *team, uint32_t bind);
  * until xg_places_leave(). */
 void xg_places_enter(const struct xg_team *team, uint32_t tid, struct xg_place_save *save);
 void xg_places_leave(const struct xg_place_save *save);
+/* The calling thread's place; -1: not bound. */
+int32_t xg_places_current(void);
 /* Around creating a runtime from a bound thread: the process's mask, so
  * that the runtime sees every CPU (xs_affinity_cpus()); narrow keeps
  * errno. */

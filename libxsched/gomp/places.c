@@ -669,6 +669,11 @@ void xg_places_leave(const struct xg_place_save *save)
 	xg_part_len = save->part_len;
 }
 
+int32_t xg_places_current(void)
+{
+	return xg_env.bind_threads ? xg_place_self : -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* The places API. */
 

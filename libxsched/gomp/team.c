@@ -294,12 +294,26 @@ static void xg_implicit_init(struct xg_task *it, struct xg_team *team, uint32_t 
 		it->ws_count = 1, it->ws = &team->ws[0], it->ws_gen = 0;
 }
 
-/* OMP_DISPLAY_AFFINITY=true: each thread of a team shows its affinity
- * when the region starts (affinity_fmt.c's format). */
-static void xg_implicit_display(void)
+/*
+ * OMP_DISPLAY_AFFINITY=true: each thread of a team shows its affinity
+ * (affinity_fmt.c's format) when a region starts, the first time and
+ * then when what it shows may have changed (OpenMP 5.2, 21.2.4): as
+ * libgomp, at every nested region, else when the thread's team size,
+ * number, level, league or place differ from what it last showed.
+ */
+static void xg_implicit_display(const struct xg_task *it)
 {
-	if (xs_unlikely(xg_env.display_affinity))
-		omp_display_affinity(NULL);
+	static __thread uint32_t shown[6] __attribute__((tls_model("initial-exec")));
+	const struct xg_team *team = it->team;
+	uint32_t now[6] = { 1 + team->nthreads, it->tid, team->level, xg_league.team_num,
+			    xg_league.num_teams, (uint32_t)xg_places_current() };
+
+	if (xs_likely(!xg_env.display_affinity))
+		return;
+	if (team->active_level <= 1 && !memcmp(shown, now, sizeof(now)))
+		return;
+	memcpy(shown, now, sizeof(now));
+	omp_display_affinity(NULL);
 }
 
 /* The implicit task of threads 1..P-1 of @team (xsched workers). */
@@ -318,7 +332,7 @@ static void xg_implicit_main(void *arg)
 		xg_places_enter(team, it.tid, &place);
 	xg_cur = &it;
 	xg_league = team->league;
-	xg_implicit_display();
+	xg_implicit_display(&it);
 	team->fn(team->data);
 	/* Join our tasks while `it` still exists (task.c). */
 	xs_task_wait();
@@ -491,7 +505,7 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	if (team->place_on)
 		xg_places_enter(team, 0, &r->place_save);
 	xg_cur = &r->it;
-	xg_implicit_display();
+	xg_implicit_display(&r->it);
 }
 
 static void xg_region_end(struct xg_region *r)
