@@ -183,9 +183,7 @@ int xg_pool_pause(void)
 		bool idle = false;
 
 		/* Acquire, as in xg_pool_take(): the last region is done. */
-		if (!atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
-							     memory_order_acquire,
-							     memory_order_relaxed))
+		if (!xs_cas_strong_acquire_relaxed(&e->busy, &idle, true))
 			continue;
 		if (e->rt && !(xs_self && xs_self->rt == e->rt)) {
 			xs_runtime_destroy(e->rt);
@@ -209,9 +207,7 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 
 		/* Acquire: the previous user's writes to the team are done. */
 		if (e->nthreads == n && !xs_load_relaxed(&e->busy) &&
-		    atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
-							    memory_order_acquire,
-							    memory_order_relaxed)) {
+		    xs_cas_strong_acquire_relaxed(&e->busy, &idle, true)) {
 			if (!e->rt && !xg_pool_revive(e))
 				return NULL;
 			return e;
@@ -263,9 +259,7 @@ __attribute__((destructor)) static void xg_pool_destroy(void)
 		bool idle = false;
 
 		/* Acquire, as in xg_pool_take(): the last region is done. */
-		if (atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
-							    memory_order_acquire,
-							    memory_order_relaxed) &&
+		if (xs_cas_strong_acquire_relaxed(&e->busy, &idle, true) &&
 		    e->rt) {
 			xs_runtime_destroy(e->rt);
 			e->rt = NULL;
@@ -380,16 +374,14 @@ static uint32_t xg_threads_take(uint32_t want, uint32_t limit)
 		uint32_t room = used + 1 >= limit ? 0 : limit - 1 - used;
 
 		n = want < room ? want : room;
-	} while (n && !atomic_compare_exchange_weak_explicit(&xg_threads_extra, &used, used + n,
-							      memory_order_relaxed,
-							      memory_order_relaxed));
+	} while (n && !xs_cas_weak_relaxed(&xg_threads_extra, &used, used + n));
 	return n;
 }
 
 static void xg_threads_give(uint32_t n)
 {
 	if (n)
-		atomic_fetch_sub_explicit(&xg_threads_extra, n, memory_order_relaxed);
+		xs_fetch_sub_relaxed(&xg_threads_extra, n);
 }
 
 /* The number of threads for a region requested with @req (0: the ICV);
