@@ -28,9 +28,9 @@
  * assignment of libgomp's gomp_team_start()); each thread binds itself to
  * its place when the region starts (sched_setaffinity, only when its
  * place changed), whatever XSCHED_BIND says (env.c tells why). On a
- * synthetic machine nothing is bound (its CPUs need
- * not exist): the places are assigned and reported all the same, so the
- * assignment can be checked on any box.
+ * synthetic machine nothing is bound (its CPUs need not exist): the
+ * places are assigned and reported all the same, so the assignment can be
+ * checked on any box.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -464,7 +464,7 @@ void xg_places_clear(void)
 	xg_nplaces = 0;
 }
 
-/* Place @p as libgomp prints it: "0:4,8" (first:count runs). */
+/* The places as libgomp prints them: "{0:4,8},{9}" (first:count runs). */
 void xg_places_print(FILE *f)
 {
 	for (uint32_t p = 0; p < xg_nplaces; p++) {
