@@ -64,6 +64,9 @@ valid=(
 	"OMP_PLACES=threads|num_places=@"
 	"OMP_PLACES=sockets|num_places=@"
 	"OMP_PLACES=cores OMP_PROC_BIND=spread|num_places=@ proc_bind=spread"
+	"OMP_PROC_BIND=spread,close|proc_bind=spread max_active_levels=@ num_places=@"
+	"OMP_PROC_BIND=false OMP_PLACES=cores|proc_bind=false num_places=@"
+	"OMP_NUM_THREADS=2,2|max_threads=2 max_active_levels=@"
 	"OMP_NUM_THREADS=2 OMP_SCHEDULE=guided,7 OMP_DYNAMIC=false|max_threads=2 team=2 schedule=guided chunk=7 dynamic=0"
 )
 # ENV...|EXPECTED, under the drop-in only.

@@ -194,14 +194,17 @@ XG_EXPORT int omp_get_num_devices(void)
 	return 0;
 }
 
+/* default-device-var: 0 (the host), OMP_DEFAULT_DEVICE, or under
+ * OMP_TARGET_OFFLOAD=mandatory omp_invalid_device until the program
+ * chooses one (target.c). */
 XG_EXPORT int omp_get_default_device(void)
 {
-	return 0;
+	return xg_task_self()->icv->default_device;
 }
 
 XG_EXPORT void omp_set_default_device(int device)
 {
-	(void)device;
+	xg_icv_writable()->default_device = device;
 }
 
 XG_EXPORT int omp_is_initial_device(void)

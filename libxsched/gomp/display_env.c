@@ -14,7 +14,7 @@
 
 static const char *const xg_sched_names[] = { "?", "STATIC", "DYNAMIC", "GUIDED", "AUTO",
 					      "HYBRID", "AFFINITY", "?" };
-static const char *const xg_bind_names[] = { "FALSE", "TRUE", "PRIMARY", "CLOSE", "SPREAD" };
+static const char *const xg_bind_names[] = { "FALSE", "TRUE", "MASTER", "CLOSE", "SPREAD" };
 
 static void xg_display_xsched(void)
 {
@@ -48,6 +48,8 @@ void xg_display_env(bool verbose)
 	const struct xg_icv *icv = &xg_env.icv;
 	const uint32_t *list;
 	uint32_t levels = xg_env_nthreads_list(&list);
+	const uint32_t *bind_list;
+	uint32_t binds = xg_env_bind_list(&bind_list);
 	uint32_t sched = icv->run_sched & ~XG_SCHED_MONOTONIC;
 	const char *stack = getenv("OMP_STACKSIZE") ? getenv("XSCHED_STACK_KIB") : NULL;
 
@@ -64,21 +66,32 @@ void xg_display_env(bool verbose)
 		"MONOTONIC:" : "", xg_sched_names[sched & 7]);
 	if (icv->run_chunk > (sched == XG_SCHED_STATIC ? 0 : 1))
 		fprintf(stderr, ",%d", icv->run_chunk);
-	fprintf(stderr, "'\n  OMP_PROC_BIND = '%s'\n", xg_bind_names[icv->bind % 5]);
-	fprintf(stderr, "  OMP_PLACES = '%s'\n", xg_places_string());
+	/* libgomp 12 still says MASTER for primary */
+	fprintf(stderr, "'\n  OMP_PROC_BIND = '%s", xg_bind_names[icv->bind % 5]);
+	for (uint32_t i = 1; i < binds; i++)
+		fprintf(stderr, ",%s", xg_bind_names[bind_list[i] % 5]);
+	fputs("'\n  OMP_PLACES = '", stderr);
+	xg_places_print(stderr);
+	fputs("'\n", stderr);
 	fprintf(stderr, "  OMP_STACKSIZE = '%llu'\n",
 		stack ? strtoull(stack, NULL, 10) * 1024 : 0ull);
-	fprintf(stderr, "  OMP_WAIT_POLICY = '%s'\n", xg_env.wait_passive ? "PASSIVE" : "ACTIVE");
+	/* As libgomp: its default waits neither way, and it says PASSIVE
+	 * for it; ACTIVE only when asked. */
+	fprintf(stderr, "  OMP_WAIT_POLICY = '%s'\n", xg_env.wait_active ? "ACTIVE" : "PASSIVE");
 	fprintf(stderr, "  OMP_THREAD_LIMIT = '%u'\n", icv->thread_limit);
 	fprintf(stderr, "  OMP_MAX_ACTIVE_LEVELS = '%u'\n", icv->max_active_levels);
 	fprintf(stderr, "  OMP_NUM_TEAMS = '%u'\n", xg_env.num_teams);
 	fprintf(stderr, "  OMP_TEAMS_THREAD_LIMIT = '%u'\n", xg_env.teams_thread_limit);
-	fputs("  OMP_CANCELLATION = 'FALSE'\n  OMP_DEFAULT_DEVICE = '0'\n", stderr);
+	fprintf(stderr, "  OMP_CANCELLATION = 'FALSE'\n  OMP_DEFAULT_DEVICE = '%d'\n",
+		icv->default_device);
 	fprintf(stderr, "  OMP_MAX_TASK_PRIORITY = '%d'\n", xg_env.max_task_priority);
 	fprintf(stderr, "  OMP_DISPLAY_AFFINITY = '%s'\n", xg_env.display_affinity ? "TRUE" : "FALSE");
 	fprintf(stderr, "  OMP_AFFINITY_FORMAT = '%s'\n", xg_affinity_format());
 	fprintf(stderr, "  OMP_ALLOCATOR = '%s'\n", xg_allocator_name(xg_allocator_default()));
-	fputs("  OMP_TARGET_OFFLOAD = 'DEFAULT'\n", stderr);
+	fprintf(stderr, "  OMP_TARGET_OFFLOAD = '%s'\n",
+		xg_env.target_offload == XG_OFFLOAD_MANDATORY  ? "MANDATORY"
+		: xg_env.target_offload == XG_OFFLOAD_DISABLED ? "DISABLED"
+							       : "DEFAULT");
 	if (verbose) {
 		fprintf(stderr, "  GOMP_CPU_AFFINITY = ''\n  GOMP_STACKSIZE = '%llu'\n",
 			stack ? strtoull(stack, NULL, 10) * 1024 : 0ull);

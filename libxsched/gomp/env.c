@@ -29,12 +29,27 @@ struct xg_global xg_env;
 static uint32_t xg_nthreads_list[XG_NTHREADS_LEVELS];
 static uint32_t xg_nthreads_levels;
 
+/* OMP_PROC_BIND's list, one policy per nesting level. */
+static uint32_t xg_bind_list[XG_NTHREADS_LEVELS];
+static uint32_t xg_bind_levels;
+
 void xg_env_nthreads_level(struct xg_icv *icv)
 {
+	/* Past its last element a list leaves the value inherited. */
+	if (icv->bind_at >= 0 && (uint32_t)icv->bind_at + 1 < xg_bind_levels) {
+		icv->bind_at++;
+		icv->bind = xg_bind_list[icv->bind_at];
+	}
 	if (icv->nthreads_at < 0 || (uint32_t)icv->nthreads_at + 1 >= xg_nthreads_levels)
 		return; /* the last element applies to every deeper level */
 	icv->nthreads_at++;
 	icv->nthreads = xg_nthreads_list[icv->nthreads_at];
+}
+
+uint32_t xg_env_bind_list(const uint32_t **list)
+{
+	*list = xg_bind_list;
+	return xg_bind_levels;
 }
 
 uint32_t xg_env_nthreads_list(const uint32_t **list)
@@ -75,6 +90,13 @@ static bool xg_parse_uint(const char *s, const char **end, unsigned long lo, uns
 	*end = e;
 	*out = v;
 	return true;
+}
+
+static const char *xg_skip_blanks(const char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	return p;
 }
 
 static bool xg_parse_bool(const char *name, bool *out)
@@ -230,6 +252,7 @@ static void xg_env_wait_policy(void)
 		xg_env.wait_passive = true;
 		setenv("XSCHED_SPIN_US", "0", 0);
 	} else if (!strcasecmp(v, "active")) {
+		xg_env.wait_active = true;
 		/* Spin up to a second before parking (xsched's maximum). */
 		setenv("XSCHED_SPIN_US", "1000000", 0);
 	} else {
@@ -237,8 +260,11 @@ static void xg_env_wait_policy(void)
 	}
 }
 
-/* OMP_PROC_BIND: bind-var and the XSCHED_BIND it means. Returns whether
- * the variable set it. */
+/*
+ * OMP_PROC_BIND: bind-var, or a list of policies, one per nesting level
+ * (spread,close), as libgomp reads it: true and false only alone. Returns
+ * whether the variable set it.
+ */
 static bool xg_env_proc_bind(void)
 {
 	static const struct { const char *name; uint32_t bind; } words[] = {
@@ -246,40 +272,111 @@ static bool xg_env_proc_bind(void)
 		{ "primary", XG_BIND_PRIMARY }, { "master", XG_BIND_PRIMARY },
 		{ "close", XG_BIND_CLOSE }, { "spread", XG_BIND_SPREAD },
 	};
-	const char *v = xg_getenv("OMP_PROC_BIND");
-	size_t len;
+	const char *v = xg_getenv("OMP_PROC_BIND"), *p;
+	uint32_t n = 0;
 
+	xg_bind_levels = 0;
 	if (!v)
 		return false;
-	len = strcspn(v, ",");
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (strlen(words[i].name) == len && !strncasecmp(v, words[i].name, len)) {
-			xg_env.icv.bind = words[i].bind;
+	for (p = v;;) {
+		size_t i, len = 0;
+
+		p = xg_skip_blanks(p);
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+			len = strlen(words[i].name);
+			if (!strncasecmp(p, words[i].name, len))
+				break;
+		}
+		/* true and false cannot be part of a list */
+		if (i == sizeof(words) / sizeof(words[0]) || (n && i < 2))
+			break;
+		if (n < XG_NTHREADS_LEVELS)
+			xg_bind_list[n] = words[i].bind;
+		n++;
+		p = xg_skip_blanks(p + len);
+		if (!*p) {
+			if (n > 1 && xg_bind_list[0] <= XG_BIND_TRUE)
+				break;
+			xg_env.icv.bind = xg_bind_list[0];
+			if (n > 1) {
+				xg_bind_levels = n < XG_NTHREADS_LEVELS ? n : XG_NTHREADS_LEVELS;
+				xg_env.icv.bind_at = 0;
+			}
 			return true;
 		}
+		if (*p++ != ',')
+			break;
 	}
 	xg_bad("OMP_PROC_BIND", v,
-	       "expected true, false, primary, master, close or spread; threads are not bound");
+	       "expected true, false, or a list of primary, master, close and spread; "
+	       "threads are not bound");
 	return false;
 }
 
-/* OMP_PLACES (places.c): the count of places and their kind. */
-static bool xg_env_places(void)
+/* OMP_PLACES (places.c): the places and their kind, when bind-var is not
+ * false; libgomp's default, threads, when OMP_PROC_BIND alone is set. */
+static bool xg_env_places(bool bound)
 {
 	const char *v = xg_getenv("OMP_PLACES");
-	int n;
+	char why[160];
+	int n = -1;
 
-	if (!v)
+	xg_env.num_places = 0;
+	xg_places_clear();
+	if (v) {
+		n = xg_places_init(v, &xg_env.place_kind, why, sizeof(why));
+		if (n < 0)
+			xg_warn("OMP_PLACES='%s': %s; expected threads, cores, sockets, ll_caches or "
+				"numa_domains with an optional (count), or a list of places such "
+				"as {0,1},{2:2},!{1}; %s", v, why,
+				xg_env.icv.bind != XG_BIND_FALSE ? "binding to threads" : "no places");
+	}
+	if (!bound && n >= 0)
+		xg_env.icv.bind = XG_BIND_TRUE; /* a valid OMP_PLACES alone binds */
+	if (xg_env.icv.bind == XG_BIND_FALSE) {
+		xg_places_clear();
 		return false;
-	n = xg_places_init(v, &xg_env.place_kind);
+	}
+	if (n < 0)
+		n = xg_places_init("threads", &xg_env.place_kind, why, sizeof(why));
 	if (n < 0) {
-		xg_bad("OMP_PLACES", v,
-		       "expected threads, cores, sockets, ll_caches or numa_domains with an "
-		       "optional (count), or a list of places such as {0,1},{2:2}; no places");
+		xg_warn("OMP_PROC_BIND: %s; threads are not bound", why);
+		xg_env.icv.bind = XG_BIND_FALSE;
 		return false;
 	}
 	xg_env.num_places = (uint32_t)n;
 	return true;
+}
+
+/* OMP_TARGET_OFFLOAD=default|mandatory|disabled (target.c enforces
+ * mandatory: there is no offload device). */
+static void xg_env_target_offload(void)
+{
+	static const char *const words[] = { "default", "mandatory", "disabled" };
+	const char *v = xg_getenv("OMP_TARGET_OFFLOAD"), *p;
+
+	unsigned long n;
+
+	xg_env.target_offload = XG_OFFLOAD_DEFAULT;
+	xg_env.icv.default_device = 0;
+	if (xg_parse_single_uint("OMP_DEFAULT_DEVICE", 0, INT32_MAX, &n))
+		xg_env.icv.default_device = (int32_t)n;
+	if (!v)
+		return;
+	p = xg_skip_blanks(v);
+	for (uint32_t i = 0; i < 3; i++) {
+		size_t len = strlen(words[i]);
+
+		if (!strncasecmp(p, words[i], len) && !*xg_skip_blanks(p + len)) {
+			xg_env.target_offload = i;
+			/* No device to offload to: the default device is none
+			 * (as in gcc 13's libgomp) unless one was named. */
+			if (i == XG_OFFLOAD_MANDATORY && !xg_getenv("OMP_DEFAULT_DEVICE"))
+				xg_env.icv.default_device = XG_DEVICE_INVALID;
+			return;
+		}
+	}
+	xg_bad("OMP_TARGET_OFFLOAD", v, "expected default, mandatory or disabled; using default");
 }
 
 /*
@@ -324,6 +421,7 @@ void xg_env_load(void)
 	xg_env.loop = (struct xs_loop_sched){ .ns = 2, .nd = 4, .grain = 50 };
 
 	xg_env.icv.nthreads_at = -1;
+	xg_env.icv.bind_at = -1;
 	levels = xg_env_num_threads();
 	if (levels) {
 		xg_nthreads_levels = levels < XG_NTHREADS_LEVELS ? levels : XG_NTHREADS_LEVELS;
@@ -336,9 +434,12 @@ void xg_env_load(void)
 		       "using dynamic,1");
 	xg_env_loop();
 	xg_parse_bool("OMP_DYNAMIC", &xg_env.icv.dynamic);
-	if (levels > 1) /* a list longer than the levels supported is capped */
-		xg_env.icv.max_active_levels = levels < XG_SUPPORTED_LEVELS ? levels
-									   : XG_SUPPORTED_LEVELS;
+	bound = xg_env_proc_bind();
+	/* libgomp: a list of thread counts or of policies allows every
+	 * level (unless OMP_NESTED or OMP_MAX_ACTIVE_LEVELS says otherwise,
+	 * below) */
+	if (levels > 1 || xg_bind_levels > 1)
+		xg_env.icv.max_active_levels = XG_SUPPORTED_LEVELS;
 	if (xg_parse_bool("OMP_NESTED", &nested))
 		xg_env.icv.max_active_levels = nested ? XG_SUPPORTED_LEVELS : 1;
 	if (xg_parse_single_uint("OMP_MAX_ACTIVE_LEVELS", 0, UINT32_MAX, &n))
@@ -354,12 +455,24 @@ void xg_env_load(void)
 		xg_env.max_task_priority = (int32_t)n;
 	xg_env_stacksize();
 	xg_env_wait_policy();
-	bound = xg_env_proc_bind();
-	places = xg_env_places();
-	if (places && !bound)
-		xg_env.icv.bind = XG_BIND_TRUE;
+	xg_env_target_offload();
+	places = xg_env_places(bound);
+	/*
+	 * The places bind the threads whatever XSCHED_BIND says (the one
+	 * exception to XSCHED_* winning): the drop-in hands its settings to
+	 * the runtime through the environment, which child processes
+	 * inherit, so an XSCHED_BIND set by a parent's drop-in (a shell run
+	 * with LD_PRELOAD) cannot be told from one the user set.
+	 */
+	xg_env.bind_threads = places;
+	if (!places)
+		xg_env.icv.bind = XG_BIND_FALSE;
+	else
+		xg_places_bind_initial();
 	/* OpenMP leaves threads unbound unless asked; xsched's placement
-	 * policies are compact (close) and scatter (spread). */
+	 * policies are compact (close) and scatter (spread): under the
+	 * places they pin the workers when the runtime starts, and each
+	 * thread then binds itself to its place. */
 	setenv("XSCHED_BIND",
 	       xg_env.icv.bind == XG_BIND_FALSE    ? "none"
 	       : xg_env.icv.bind == XG_BIND_SPREAD ? "scatter"

@@ -25,9 +25,11 @@
 #ifndef XSCHED_GOMP_H
 #define XSCHED_GOMP_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "xsched.h"
 #include "ext.h"
@@ -49,6 +51,11 @@ enum xg_sched {
 };
 #define XG_SCHED_MONOTONIC 0x80000000u
 
+/* OMP_TARGET_OFFLOAD */
+enum xg_offload { XG_OFFLOAD_DEFAULT, XG_OFFLOAD_MANDATORY, XG_OFFLOAD_DISABLED };
+/* omp_invalid_device (OpenMP 5.2; gcc 13's value) */
+#define XG_DEVICE_INVALID -4
+
 /* omp_proc_bind_t */
 enum xg_bind { XG_BIND_FALSE, XG_BIND_TRUE, XG_BIND_PRIMARY, XG_BIND_CLOSE, XG_BIND_SPREAD };
 
@@ -61,10 +68,15 @@ struct xg_icv {
 	uint32_t thread_limit;      /* thread-limit-var */
 	uint32_t bind;              /* bind-var: enum xg_bind */
 	uintptr_t def_alloc;        /* def-allocator-var; 0: OMP_ALLOCATOR's */
+	int32_t default_device;     /* default-device-var (XG_DEVICE_INVALID:
+				     * none, OMP_TARGET_OFFLOAD=mandatory) */
 	bool dynamic;               /* dyn-var */
 	/* nthreads-var is OMP_NUM_THREADS's list from this element on (when
 	 * >= 0; -1: a single value, set by omp_set_num_threads). */
 	int8_t nthreads_at;
+	/* bind-var is OMP_PROC_BIND's list from this element on (>= 0), or
+	 * a single value (-1). */
+	int8_t bind_at;
 };
 
 /* Process-wide settings from the environment (env.c). */
@@ -72,12 +84,16 @@ struct xg_global {
 	struct xg_icv icv;          /* the initial data environment */
 	uint32_t nprocs;            /* omp_get_num_procs() */
 	uint32_t num_places;        /* places of OMP_PLACES */
+	/* The drop-in binds the threads to their places (there are). */
+	bool bind_threads;
 	uint32_t place_kind;        /* 0 threads, 1 cores, 2 sockets */
 	int32_t max_task_priority;  /* OMP_MAX_TASK_PRIORITY */
 	bool wait_passive;          /* OMP_WAIT_POLICY=passive */
+	bool wait_active;           /* OMP_WAIT_POLICY=active */
 	uint32_t num_teams;         /* OMP_NUM_TEAMS (0: unset) */
 	uint32_t teams_thread_limit;/* OMP_TEAMS_THREAD_LIMIT (0: unset) */
 	bool display_affinity;      /* OMP_DISPLAY_AFFINITY */
+	uint32_t target_offload;    /* OMP_TARGET_OFFLOAD: enum xg_offload */
 	/* XSCHED_LOOP_*: the hybrid schedule's ns, nd, grain (kind and chunk
 	 * went into icv.run_sched/run_chunk when XSCHED_LOOP_SCHEDULE is set). */
 	struct xs_loop_sched loop;
@@ -85,9 +101,38 @@ struct xg_global {
 extern struct xg_global xg_env;
 
 /* places.c: parse OMP_PLACES' value @v; the number of places, or -1 when
- * it is malformed; *kind: 0 threads .. 4 numa_domains, 5 a list. */
-int xg_places_init(const char *v, uint32_t *kind);
-const char *xg_places_string(void); /* "{0},{1}" */
+ * it is malformed or names no usable CPU (@why says what is wrong);
+ * *kind: 0 threads .. 4 numa_domains, 5 a list. xg_places_clear(): no
+ * places (bind-var false). */
+int xg_places_init(const char *v, uint32_t *kind, char *why, size_t why_len);
+void xg_places_clear(void);
+void xg_places_print(FILE *f); /* "{0:2},{2}", as libgomp shows them */
+
+/* Where a thread of a team is bound: its place and place partition. */
+struct xg_place_slot {
+	uint32_t place, part_off, part_len;
+};
+/* A thread's partition before it entered a region (xg_places_enter). */
+struct xg_place_save {
+	uint32_t part_off, part_len;
+};
+struct xg_team;
+/* Bind the calling (initial) thread to place 0, at load. */
+void xg_places_bind_initial(void);
+/* The encountering thread: where each thread of @team goes under @bind
+ * (team->place_slots). Only when xg_env.bind_threads. */
+void xg_places_team(struct xg_team *team, uint32_t bind);
+/* Thread @tid of @team binds itself to its place and takes its partition
+ * until xg_places_leave(). */
+void xg_places_enter(const struct xg_team *team, uint32_t tid, struct xg_place_save *save);
+void xg_places_leave(const struct xg_place_save *save);
+/* The calling thread's place; -1: not bound. */
+int32_t xg_places_current(void);
+/* Around creating a runtime from a bound thread: the process's mask, so
+ * that the runtime sees every CPU (xs_affinity_cpus()); narrow keeps
+ * errno. */
+bool xg_places_widen(cpu_set_t *saved);
+void xg_places_narrow(bool widened, const cpu_set_t *saved);
 
 /* display_env.c, affinity_fmt.c, allocator.c: what omp_display_env shows. */
 void xg_display_env(bool verbose);
@@ -95,8 +140,10 @@ void omp_display_affinity(const char *format);
 const char *xg_affinity_format(void);
 const char *xg_allocator_name(uintptr_t allocator);
 uintptr_t xg_allocator_default(void);
-/* env.c: OMP_NUM_THREADS' list; returns its length (0: not set). */
+/* env.c: OMP_NUM_THREADS' list and OMP_PROC_BIND's; each returns its
+ * length (0: not set; OMP_PROC_BIND: not a list). */
 uint32_t xg_env_nthreads_list(const uint32_t **list);
+uint32_t xg_env_bind_list(const uint32_t **list);
 
 /* Load the OMP_* environment into xg_env once (thread-safe). */
 void xg_env_init(void);
@@ -178,6 +225,13 @@ struct xg_team {
 	uintptr_t *reductions;      /* GOMP_parallel_reductions' registration */
 	struct xg_league league;    /* the encountering thread's teams league */
 	uint32_t ws_dirty;          /* ring slots used since the last reset */
+	/* Bound threads (places.c): each thread's place and partition, for
+	 * the inputs in place_key (place_key[0] 0: none computed). Written
+	 * by the encountering thread before the region's job is posted. */
+	struct xg_place_slot *place_slots;
+	bool place_on;              /* this region's threads are bound */
+	uint32_t place_cap;
+	uint32_t place_key[5];
 	struct xg_ws ws[XG_WS_RING];
 };
 
@@ -223,6 +277,7 @@ struct xg_region {
 	struct xg_task *encountering;
 	struct xs_worker *outer;    /* the worker the thread stepped out of */
 	uint32_t extra;             /* threads taken from OMP_THREAD_LIMIT's count */
+	struct xg_place_save place_save; /* the thread's partition before */
 	struct xg_task it;          /* the encountering thread's implicit task */
 	struct xs_job_frame job;
 };

@@ -14,7 +14,8 @@
  * block carries the maps; `depend` waits for its predecessors first.
  *
  * Device numbers: 0 (omp_get_initial_device()) and the defaults
- * (GOMP_DEVICE_ICV, GOMP_DEVICE_HOST_FALLBACK) all mean the host; the
+ * (GOMP_DEVICE_ICV, GOMP_DEVICE_HOST_FALLBACK) all mean the host, except
+ * under OMP_TARGET_OFFLOAD=mandatory (xg_target_device()); the
  * device memory routines accept only the host and return EINVAL or NULL
  * for any other number, as libgomp does for a device it does not have.
  */
@@ -27,6 +28,8 @@
 #include "ext.h"
 
 /* gcc's gomp-constants.h */
+#define XG_DEVICE_ICV            -1     /* no device clause: default-device-var */
+#define XG_DEVICE_HOST_FALLBACK  -2     /* if(false): the host, as asked */
 #define XG_MAP_FIRSTPRIVATE      0x0c   /* GOMP_MAP_FLAG_SPECIAL | 0 */
 #define XG_TARGET_NOWAIT         (1u << 0)
 #define XG_TARGET_ARG_DEVICE_MASK ((1 << 7) - 1)
@@ -52,6 +55,35 @@ static uint32_t xg_target_thread_limit(void **args)
 		return val <= 0 ? 0 : val > INT_MAX ? (uint32_t)INT_MAX : (uint32_t)val;
 	}
 	return 0;
+}
+
+/*
+ * OMP_TARGET_OFFLOAD=mandatory: a device construct runs on the host only
+ * where the program asked for the host (if(false), device(0), which is
+ * omp_get_initial_device() here, or a default device it set to 0);
+ * otherwise it would need an offload device and there is none, which
+ * ends the program (OpenMP 5.1, 6.17: execution terminates when the
+ * device is not available; 5.2: as if omp_invalid_device were used), with
+ * libgomp's exit status (gomp_fatal: 1). Under mandatory the default
+ * device starts as omp_invalid_device (env.c), as in gcc 13's libgomp.
+ */
+static void xg_target_device(int device, const char *construct)
+{
+	xg_env_init();
+	if (xs_likely(xg_env.target_offload != XG_OFFLOAD_MANDATORY))
+		return;
+	if (device == XG_DEVICE_ICV)
+		device = xg_task_self()->icv->default_device;
+	if (device == XG_DEVICE_HOST_FALLBACK || device == 0)
+		return;
+	if (device == XG_DEVICE_INVALID)
+		xg_warn("OMP_TARGET_OFFLOAD=mandatory and a %s construct needs an offload "
+			"device: there is none (omp_get_num_devices() is 0; the host is the "
+			"initial device); exiting", construct);
+	else
+		xg_warn("OMP_TARGET_OFFLOAD=mandatory and a %s construct names device %d: it "
+			"does not exist (omp_get_num_devices() is 0); exiting", construct, device);
+	exit(EXIT_FAILURE);
 }
 
 /* Run @fn(@hostaddrs) as the initial task of a fresh data environment. */
@@ -167,7 +199,7 @@ XG_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, vo
 {
 	size_t align, fp;
 
-	(void)device; /* every device is the host */
+	xg_target_device(device, "target");
 	if (flags & XG_TARGET_NOWAIT) {
 		xg_target_nowait(fn, mapnum, hostaddrs, sizes, kinds, depend, args);
 		return;
@@ -190,7 +222,8 @@ XG_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), size_t mapnum, vo
 XG_EXPORT void GOMP_target(int device, void (*fn)(void *), const void *unused, size_t mapnum,
 			   void **hostaddrs, size_t *sizes, unsigned char *kinds)
 {
-	(void)device, (void)unused, (void)mapnum, (void)sizes, (void)kinds;
+	(void)unused, (void)mapnum, (void)sizes, (void)kinds;
+	xg_target_device(device, "target");
 	xg_target_run(fn, hostaddrs, 0);
 }
 
@@ -198,13 +231,15 @@ XG_EXPORT void GOMP_target(int device, void (*fn)(void *), const void *unused, s
 XG_EXPORT void GOMP_target_data(int device, const void *unused, size_t mapnum, void **hostaddrs,
 				size_t *sizes, unsigned char *kinds)
 {
-	(void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+	(void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+	xg_target_device(device, "target data");
 }
 
 XG_EXPORT void GOMP_target_data_ext(int device, size_t mapnum, void **hostaddrs, size_t *sizes,
 				    unsigned short *kinds)
 {
-	(void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+	(void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+	xg_target_device(device, "target data");
 }
 
 XG_EXPORT void GOMP_target_end_data(void)
@@ -214,7 +249,8 @@ XG_EXPORT void GOMP_target_end_data(void)
 XG_EXPORT void GOMP_target_update(int device, const void *unused, size_t mapnum,
 				  void **hostaddrs, size_t *sizes, unsigned char *kinds)
 {
-	(void)device, (void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+	(void)unused, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds;
+	xg_target_device(device, "target update");
 }
 
 /* With depend, the update (nothing to copy) still waits for its
@@ -223,7 +259,8 @@ XG_EXPORT void GOMP_target_update_ext(int device, size_t mapnum, void **hostaddr
 				      size_t *sizes, unsigned short *kinds, unsigned flags,
 				      void **depend)
 {
-	(void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+	(void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+	xg_target_device(device, "target update");
 	if (depend)
 		xg_depend_wait_self(depend);
 }
@@ -232,7 +269,8 @@ XG_EXPORT void GOMP_target_enter_exit_data(int device, size_t mapnum, void **hos
 					   size_t *sizes, unsigned short *kinds, unsigned flags,
 					   void **depend)
 {
-	(void)device, (void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+	(void)mapnum, (void)hostaddrs, (void)sizes, (void)kinds, (void)flags;
+	xg_target_device(device, "target enter/exit data");
 	if (depend)
 		xg_depend_wait_self(depend);
 }

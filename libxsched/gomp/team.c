@@ -75,6 +75,7 @@ void xg_team_free(struct xg_team *team)
 		free(team->ws[i].mem);
 		free(team->ws[i].hslots);
 	}
+	free(team->place_slots);
 	free(team);
 }
 
@@ -124,15 +125,42 @@ uint32_t xg_team_size(void)
  * regions run with one thread without trying again. */
 static _Atomic bool xg_pool_failed;
 
+/*
+ * A runtime of @n workers, created from outside any worker and with the
+ * process's affinity mask (a bound thread would make it see one place's
+ * CPUs). NULL (errno set, the reason printed) when it cannot be made;
+ * under XSCHED_DAEMON=required that ends the program, as the runtime
+ * refused to run without xschedd: running every region on one thread
+ * would hide it (xs_runtime_create() fails a native program the same
+ * way).
+ */
+static struct xs_runtime *xg_runtime_create(uint32_t n)
+{
+	void *saved = xs_self;
+	struct xs_options opt;
+	struct xs_runtime *rt;
+	cpu_set_t mask;
+	bool widened;
+
+	xs_self = NULL;
+	widened = xg_places_widen(&mask);
+	rt = xs_runtime_create(n);
+	xg_places_narrow(widened, &mask);
+	xs_self = saved;
+	if (!rt && xs_options_load(&opt) == 0 && opt.daemon == XS_DAEMON_REQUIRED) {
+		xg_warn("XSCHED_DAEMON=required and the runtime of a parallel region of %u "
+			"threads cannot run without xschedd (%s, above); exiting", n,
+			strerror(errno));
+		exit(EXIT_FAILURE);
+	}
+	return rt;
+}
+
 /* A runtime for entry @e (ours, busy) whose runtime omp_pause_resource()
  * destroyed; false (and @e released) if none can be made. */
 static bool xg_pool_revive(struct xg_pool_entry *e)
 {
-	void *saved = xs_self;
-
-	xs_self = NULL;
-	e->rt = xs_runtime_create(e->nthreads);
-	xs_self = saved;
+	e->rt = xg_runtime_create(e->nthreads);
 	if (e->rt)
 		return true;
 	xg_warn("cannot create an xsched runtime of %u workers (%s); "
@@ -155,9 +183,7 @@ int xg_pool_pause(void)
 		bool idle = false;
 
 		/* Acquire, as in xg_pool_take(): the last region is done. */
-		if (!atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
-							     memory_order_acquire,
-							     memory_order_relaxed))
+		if (!xs_cas_strong_acquire_relaxed(&e->busy, &idle, true))
 			continue;
 		if (e->rt && !(xs_self && xs_self->rt == e->rt)) {
 			xs_runtime_destroy(e->rt);
@@ -181,9 +207,7 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 
 		/* Acquire: the previous user's writes to the team are done. */
 		if (e->nthreads == n && !xs_load_relaxed(&e->busy) &&
-		    atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
-							    memory_order_acquire,
-							    memory_order_relaxed)) {
+		    xs_cas_strong_acquire_relaxed(&e->busy, &idle, true)) {
 			if (!e->rt && !xg_pool_revive(e))
 				return NULL;
 			return e;
@@ -195,12 +219,7 @@ static struct xg_pool_entry *xg_pool_take(uint32_t n)
 	pthread_mutex_lock(&xg_pool_lock);
 	e = calloc(1, sizeof(*e));
 	if (e) {
-		void *saved = xs_self;
-
-		/* A runtime is created from outside any worker. */
-		xs_self = NULL;
-		e->rt = xs_runtime_create(n);
-		xs_self = saved;
+		e->rt = xg_runtime_create(n);
 		if (!e->rt) {
 			xg_warn("cannot create an xsched runtime of %u workers (%s); "
 				"parallel regions run with one thread",
@@ -240,9 +259,7 @@ __attribute__((destructor)) static void xg_pool_destroy(void)
 		bool idle = false;
 
 		/* Acquire, as in xg_pool_take(): the last region is done. */
-		if (atomic_compare_exchange_strong_explicit(&e->busy, &idle, true,
-							    memory_order_acquire,
-							    memory_order_relaxed) &&
+		if (xs_cas_strong_acquire_relaxed(&e->busy, &idle, true) &&
 		    e->rt) {
 			xs_runtime_destroy(e->rt);
 			e->rt = NULL;
@@ -271,12 +288,26 @@ static void xg_implicit_init(struct xg_task *it, struct xg_team *team, uint32_t 
 		it->ws_count = 1, it->ws = &team->ws[0], it->ws_gen = 0;
 }
 
-/* OMP_DISPLAY_AFFINITY=true: each thread of a team shows its affinity
- * when the region starts (affinity_fmt.c's format). */
-static void xg_implicit_display(void)
+/*
+ * OMP_DISPLAY_AFFINITY=true: each thread of a team shows its affinity
+ * (affinity_fmt.c's format) when a region starts, the first time and
+ * then when what it shows may have changed (OpenMP 5.2, 21.2.4): as
+ * libgomp, at every nested region, else when the thread's team size,
+ * number, level, league or place differ from what it last showed.
+ */
+static void xg_implicit_display(const struct xg_task *it)
 {
-	if (xs_unlikely(xg_env.display_affinity))
-		omp_display_affinity(NULL);
+	static __thread uint32_t shown[6] __attribute__((tls_model("initial-exec")));
+	const struct xg_team *team = it->team;
+	uint32_t now[6] = { 1 + team->nthreads, it->tid, team->level, xg_league.team_num,
+			    xg_league.num_teams, (uint32_t)xg_places_current() };
+
+	if (xs_likely(!xg_env.display_affinity))
+		return;
+	if (team->active_level <= 1 && !memcmp(shown, now, sizeof(now)))
+		return;
+	memcpy(shown, now, sizeof(now));
+	omp_display_affinity(NULL);
 }
 
 /* The implicit task of threads 1..P-1 of @team (xsched workers). */
@@ -285,12 +316,17 @@ static void xg_implicit_main(void *arg)
 	struct xg_team *team = arg;
 	struct xg_task *saved = xg_cur;
 	struct xg_league league = xg_league;
+	struct xg_place_save place;
 	struct xg_task it;
 
 	xg_implicit_init(&it, team, (uint32_t)xs_worker_id());
+	/* A worker keeps its place and partition after its implicit task:
+	 * it may still run the team's tasks until the region's end. */
+	if (team->place_on)
+		xg_places_enter(team, it.tid, &place);
 	xg_cur = &it;
 	xg_league = team->league;
-	xg_implicit_display();
+	xg_implicit_display(&it);
 	team->fn(team->data);
 	/* Join our tasks while `it` still exists (task.c). */
 	xs_task_wait();
@@ -338,16 +374,14 @@ static uint32_t xg_threads_take(uint32_t want, uint32_t limit)
 		uint32_t room = used + 1 >= limit ? 0 : limit - 1 - used;
 
 		n = want < room ? want : room;
-	} while (n && !atomic_compare_exchange_weak_explicit(&xg_threads_extra, &used, used + n,
-							      memory_order_relaxed,
-							      memory_order_relaxed));
+	} while (n && !xs_cas_weak_relaxed(&xg_threads_extra, &used, used + n));
 	return n;
 }
 
 static void xg_threads_give(uint32_t n)
 {
 	if (n)
-		atomic_fetch_sub_explicit(&xg_threads_extra, n, memory_order_relaxed);
+		xs_fetch_sub_relaxed(&xg_threads_extra, n);
 }
 
 /* The number of threads for a region requested with @req (0: the ICV);
@@ -365,7 +399,15 @@ static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_
 	 * the CPUs (xschedd's arbitration, or libgomp's load-average rule
 	 * without it). With dyn-var false nothing changes. */
 	if (icv->dynamic) {
-		uint32_t share = xs_daemon_share(NULL);
+		struct xs_cpu_share how;
+		uint32_t share = xs_daemon_share(&how);
+		double load[3];
+
+		/* Without xschedd, libgomp's rule counts the process's CPUs,
+		 * not those of the place a bound thread is on. */
+		if (how.source == XS_SHARE_LOADAVG && xg_env.bind_threads)
+			share = xs_share_loadavg_rule(xg_env.nprocs, getloadavg(load, 3) == 3
+								     ? load[2] : 0.0);
 
 		if (share < n)
 			n = share;
@@ -385,11 +427,19 @@ static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_
  * its stack, GOMP_parallel_start in the heap).
  */
 static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data, unsigned req,
-			    xg_ws_init_fn init, const void *init_arg, uintptr_t *reductions)
+			    unsigned flags, xg_ws_init_fn init, const void *init_arg,
+			    uintptr_t *reductions)
 {
 	struct xg_task *cur = xg_task_self();
 	uint32_t extra, n = xg_team_threads(cur, req, &extra);
+	uint32_t bind = cur->icv->bind;
 	struct xg_team *team;
+
+	/* A proc_bind clause (gcc passes it in flags' low bits) overrides
+	 * bind-var for this team and, as in libgomp, becomes the implicit
+	 * tasks' bind-var unless OMP_PROC_BIND's list has a next element. */
+	if (bind != XG_BIND_FALSE && (flags & 7) != XG_BIND_FALSE)
+		bind = flags & 7;
 
 	r->entry = NULL;
 	r->encountering = cur;
@@ -417,7 +467,12 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	team->active_level = cur->team->active_level + (n > 1);
 	team->encountering = cur;
 	team->icv = *cur->icv;
+	team->icv.bind = bind;
 	xg_env_nthreads_level(&team->icv);
+	/* Bound threads: where each goes (thread 0 stays on its place). */
+	team->place_on = xs_unlikely(xg_env.bind_threads) && n > 1;
+	if (team->place_on)
+		xg_places_team(team, bind);
 	team->fn = fn;
 	team->data = data;
 	team->ws_preset = init != NULL;
@@ -439,8 +494,10 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 		xs_runtime_parallel_begin(team->rt, xg_implicit_main, team, &r->job);
 	}
 	xg_implicit_init(&r->it, team, 0);
+	if (team->place_on)
+		xg_places_enter(team, 0, &r->place_save);
 	xg_cur = &r->it;
-	xg_implicit_display();
+	xg_implicit_display(&r->it);
 }
 
 static void xg_region_end(struct xg_region *r)
@@ -459,6 +516,8 @@ static void xg_region_end(struct xg_region *r)
 		free(r->team->ws[i].hslots);
 		r->team->ws[i].hslots = NULL;
 	}
+	if (r->team->place_on)
+		xg_places_leave(&r->place_save);
 	if (r->team->rt) {
 		xs_self = r->outer;
 		xg_pool_put(r->entry);
@@ -472,8 +531,7 @@ void xg_parallel_ws(void (*fn)(void *), void *data, unsigned req, unsigned flags
 {
 	struct xg_region r;
 
-	(void)flags; /* proc_bind: workers are placed once, per runtime */
-	xg_region_begin(&r, fn, data, req, init, init_arg, NULL);
+	xg_region_begin(&r, fn, data, req, flags, init, init_arg, NULL);
 	fn(data);
 	xg_region_end(&r);
 }
@@ -486,8 +544,7 @@ unsigned xg_parallel_reductions(void (*fn)(void *), void *data, unsigned req, un
 	struct xg_region r;
 	unsigned n;
 
-	(void)flags;
-	xg_region_begin(&r, fn, data, req, NULL, NULL, reductions);
+	xg_region_begin(&r, fn, data, req, flags, NULL, NULL, reductions);
 	n = r.team->nthreads;
 	fn(data);
 	xg_region_end(&r);
@@ -513,7 +570,7 @@ void xg_parallel_start(void (*fn)(void *), void *data, unsigned req, xg_ws_init_
 		xg_warn("out of memory for a parallel region");
 		abort();
 	}
-	xg_region_begin(r, fn, data, req, init, init_arg, NULL);
+	xg_region_begin(r, fn, data, req, 0, init, init_arg, NULL);
 	r->it.region = r;
 }
 

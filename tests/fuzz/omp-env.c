@@ -10,8 +10,8 @@
  * the ICVs it leaves are usable: at least one thread, a thread limit and
  * at most 255 active levels (0 is valid), no more places than
  * that machine's topology gives the kind chosen (any number, >= 1, for an
- * explicit list; none for a rejected value), and the nthreads list walk
- * stays in its array.
+ * explicit list; none for a rejected value, or under OMP_PROC_BIND the
+ * threads), and the nthreads list walk stays in its array.
  */
 #include "fuzz.h"
 #include "gomp/gomp.h"
@@ -73,7 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Accepted: an abstract name gives at most that machine's
 		 * places of its kind (fewer with a count), an explicit list
 		 * (kind 5) at least one place. A rejected value (named on
-		 * stderr) leaves no places. */
+		 * stderr) leaves no places, or under OMP_PROC_BIND the
+		 * threads (kind 0). */
 		FUZZ_CHECK(xg_env.place_kind <= 5);
 		if (xg_env.place_kind < 5)
 			FUZZ_CHECK(xg_env.num_places <= places[xg_env.place_kind]);
