@@ -159,5 +159,5 @@ void xs_mpi_account_stop(struct xs_mpi_totals *out)
 	}
 	if (out->mpi_ns > out->elapsed_ns)
 		out->mpi_ns = out->elapsed_ns;
-	xs_mpi_lend_totals(&out->lent_cpu_ns, &out->lends);
+	xs_mpi_lend_totals(out);
 }

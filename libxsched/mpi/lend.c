@@ -34,6 +34,7 @@
 #include "mpi_int.h"
 
 #define XS_MPI_LEND_TIMEOUT_US 200000 /* a reply later than this: the daemon is stuck */
+#define RECLAIM_BUCKETS 2048            /* 1 us each; the last one holds the rest */
 
 static struct {
 	int fd;                /* connection to xschedd, -1: not lending */
@@ -45,6 +46,8 @@ static struct {
 	uint64_t lent_at;
 	uint64_t lent_cpu_ns;
 	uint64_t lends;
+	uint64_t reclaims, reclaim_max_ns;
+	uint32_t reclaim_us[RECLAIM_BUCKETS]; /* RECLAIM round trips, by microsecond */
 } st = { .fd = -1 };
 
 static void lend_off(const char *what, int err)
@@ -188,13 +191,19 @@ void xs_mpi_lend(void)
 void xs_mpi_reclaim(void)
 {
 	struct xs_abi_reply r;
-	uint64_t now;
+	uint64_t now, rtt;
 	int ret;
 
 	if (!st.lent || !pthread_equal(pthread_self(), st.owner))
 		return;
-	ret = call(XS_MPI_ABI_RECLAIM, 0, 0, &r);
 	now = xs_mpi_now_ns();
+	ret = call(XS_MPI_ABI_RECLAIM, 0, 0, &r);
+	/* The round trip: the daemon republishes before it answers, so this
+	 * bounds how long after the MPI call's return the CPUs are back. */
+	rtt = xs_mpi_now_ns() - now;
+	st.reclaim_us[rtt / 1000 < RECLAIM_BUCKETS ? rtt / 1000 : RECLAIM_BUCKETS - 1]++;
+	st.reclaims++;
+	st.reclaim_max_ns = rtt > st.reclaim_max_ns ? rtt : st.reclaim_max_ns;
 	st.lent_cpu_ns += (uint64_t)st.taken * (now - st.lent_at);
 	st.lent = false;
 	if (ret)
@@ -202,10 +211,24 @@ void xs_mpi_reclaim(void)
 			 -ret);
 }
 
-void xs_mpi_lend_totals(uint64_t *lent_cpu_ns, uint64_t *lends)
+void xs_mpi_lend_totals(struct xs_mpi_totals *tot)
 {
-	*lent_cpu_ns = st.lent_cpu_ns;
-	*lends = st.lends;
+	uint64_t want = st.reclaims - st.reclaims / 100, seen = 0; /* the 99th percentile */
+
+	tot->lent_cpu_ns = st.lent_cpu_ns;
+	tot->lends = st.lends;
+	tot->reclaim_max_ns = st.reclaim_max_ns;
+	tot->reclaim_p99_ns = 0;
+	for (int b = 0; st.reclaims && b < RECLAIM_BUCKETS; b++) {
+		seen += st.reclaim_us[b];
+		if (seen >= want) {
+			/* The bucket's upper edge, at most the max. */
+			tot->reclaim_p99_ns = (uint64_t)(b + 1) * 1000;
+			if (b + 1 == RECLAIM_BUCKETS || tot->reclaim_p99_ns > st.reclaim_max_ns)
+				tot->reclaim_p99_ns = st.reclaim_max_ns;
+			break;
+		}
+	}
 }
 
 void xs_mpi_lend_fini(void)

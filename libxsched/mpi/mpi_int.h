@@ -108,6 +108,8 @@ struct xs_mpi_totals {
 	uint64_t class_calls[XS_MPI_NCLASSES];
 	uint64_t lent_cpu_ns;                /* CPU-ns lent (lend.c) */
 	uint64_t lends;                      /* lends made */
+	uint64_t reclaim_p99_ns;             /* RECLAIM round trips: 99th percentile */
+	uint64_t reclaim_max_ns;             /* and the longest */
 };
 void xs_mpi_account_stop(struct xs_mpi_totals *out); /* MPI_Finalize's entry */
 
@@ -123,7 +125,7 @@ bool xs_mpi_lend_enabled(void);
 bool xs_mpi_lend_thread(void);        /* the calling thread may lend (the MPI_Init one) */
 void xs_mpi_lend(void);               /* lend the CPUs but XSCHED_MPI_KEEP */
 void xs_mpi_reclaim(void);            /* take them back (no-op if not lent) */
-void xs_mpi_lend_totals(uint64_t *lent_cpu_ns, uint64_t *lends);
+void xs_mpi_lend_totals(struct xs_mpi_totals *tot); /* the lend fields */
 void xs_mpi_lend_fini(void);          /* MPI_Finalize: reclaim, close */
 
 #endif /* XSCHED_MPI_INT_H */
