@@ -8,7 +8,8 @@
 #                          PROGRAM on NP ranks of one node through that
 #                          MPI's mpirun, with libxsched-mpi preloaded into
 #                          the ranks only and each VAR=VALUE set for them;
-#                          never longer than $mpi_timeout seconds
+#                          never longer than $mpi_timeout seconds;
+#                          mpi_preload=0 mpi_run ...: nothing preloaded
 # Sets: src, build, tmp (removed at exit), n/failed and result (tap.sh).
 set -uo pipefail
 
@@ -45,6 +46,9 @@ mpi_skip_why() {
 mpi_run() {
 	local f=$1 np=$2 lib=$build/libxsched-mpi-$1.so args=()
 	shift 2
+	if [[ ${mpi_preload:-1} == 1 ]]; then
+		[[ $f == openmpi ]] && args+=(-x "LD_PRELOAD=$lib") || args+=(-genv LD_PRELOAD "$lib")
+	fi
 	while (($#)) && [[ $1 != -- ]]; do
 		if [[ $f == openmpi ]]; then
 			args+=(-x "$1")
@@ -60,10 +64,8 @@ mpi_run() {
 		# that containers often lack).
 		timeout -k 5 "$mpi_timeout" mpirun.openmpi --allow-run-as-root --oversubscribe \
 			--bind-to none -np "$np" --mca btl self,vader \
-			--mca btl_vader_single_copy_mechanism none \
-			-x LD_PRELOAD="$lib" "${args[@]}" "$@"
+			--mca btl_vader_single_copy_mechanism none "${args[@]}" "$@"
 	else
-		timeout -k 5 "$mpi_timeout" mpirun.mpich -np "$np" -bind-to none \
-			-genv LD_PRELOAD "$lib" "${args[@]}" "$@"
+		timeout -k 5 "$mpi_timeout" mpirun.mpich -np "$np" -bind-to none "${args[@]}" "$@"
 	fi
 }
