@@ -15,7 +15,10 @@
 #                                mpicc.<mpi> is found (openmpi, mpich)
 #   mpi/<mpi>/NAME.o             its objects
 #   tests/mpi/<mpi>/NAME         the MPI test programs (mpi-progs-y)
-#   tests/NAME                   helpers without MPI (mpi-host-progs-y)
+#   tests/NAME                   helpers without MPI (mpi-host-progs-y), and
+#                                the unit tests of the MPI-free files
+#                                (tests-mpi-unit-y: every build, SANITIZE
+#                                too, and in tests-concurrency-y)
 # A library is built against the MPI's own mpi.h and links that MPI's
 # libmpi (libmpi.so.40 for Open MPI, libmpich.so.12 for MPICH): their
 # handle types differ, so one build cannot serve both. Nothing is built in
@@ -32,6 +35,7 @@ mpi-flavours-y :=
 mpi-progs-y :=
 mpi-host-progs-y :=
 tests-mpi-y :=
+tests-mpi-unit-y :=
 include libxsched/mpi/Kbuild
 
 XS_MPI_O := $(or $(O),build)
@@ -58,11 +62,25 @@ XS_MPI_PROGS := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/tests/mpi/$(
 XS_MPI_HOST_PROGS := $(addprefix $(XS_MPI_O)/tests/,$(mpi-host-progs-y))
 XS_MPI_ALL_OBJS := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/mpi/$(f)/,$(mpi-y)))
 
-.PHONY: mpi mpi-tests mpi-note
+.PHONY: mpi mpi-tests mpi-unit-tests mpi-note
 
 all: mpi
-tests: mpi-tests
+tests: mpi-tests mpi-unit-tests
 check-run: not-built += $(XS_MPI_NOT_BUILT)
+
+# Unit tests of the files that need no MPI: the project's compiler and
+# flags (sanitizers included), the harness, no libxsched.
+XS_MPI_UNIT_TESTS := $(addprefix $(XS_MPI_O)/tests/,$(tests-mpi-unit-y))
+all-tests += $(tests-mpi-unit-y)
+tests-concurrency-y += $(tests-mpi-unit-y)
+mpi-unit-tests: $(XS_MPI_UNIT_TESTS)
+$(XS_MPI_UNIT_TESTS:=.o): private prog-flags := $(test-flags)
+$(XS_MPI_UNIT_TESTS:=.o): | $(KSELFTEST_HDR)
+$(XS_MPI_UNIT_TESTS): %: %.o
+	$(call cmd,mpi_unit_link)
+quiet_cmd_mpi_unit_link := LD
+      cmd_mpi_unit_link = $(CC) $(XS_LDFLAGS) -o $@ $<
+-include $(XS_MPI_UNIT_TESTS:=.d)
 
 quiet_cmd_mpi_cc := MPICC
       cmd_mpi_cc = $(XS_MPI_THIS_CC) $(XS_MPI_CFLAGS) -c -o $@ $<
