@@ -14,7 +14,8 @@
 #   libxsched-mpi-<mpi>.so       for each MPI of mpi-flavours-y whose
 #                                mpicc.<mpi> is found (openmpi, mpich)
 #   mpi/<mpi>/NAME.o             its objects
-#   tests/mpi/<mpi>/NAME         the MPI test programs (mpi-progs-y)
+#   tests/mpi/<mpi>/NAME         the MPI test programs (mpi-progs-y, and
+#                                mpi-omp-progs-y with -fopenmp)
 #   tests/NAME                   helpers without MPI (mpi-host-progs-y), and
 #                                the unit tests of the MPI-free files
 #                                (tests-mpi-unit-y: every build, SANITIZE
@@ -33,6 +34,7 @@ XS_MPI_SAVED_GOAL := $(.DEFAULT_GOAL)
 mpi-y :=
 mpi-flavours-y :=
 mpi-progs-y :=
+mpi-omp-progs-y :=
 mpi-host-progs-y :=
 tests-mpi-y :=
 tests-mpi-unit-y :=
@@ -58,7 +60,8 @@ XS_MPI_NOT_BUILT := $(foreach f,$(XS_MPI_MISSING),libxsched-mpi-$(f).so: mpicc.$
 endif
 
 XS_MPI_LIBS := $(foreach f,$(XS_MPI_BUILT),$(XS_MPI_O)/libxsched-mpi-$(f).so)
-XS_MPI_PROGS := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/tests/mpi/$(f)/,$(mpi-progs-y)))
+XS_MPI_PROGS := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/tests/mpi/$(f)/,$(mpi-progs-y) \
+	$(mpi-omp-progs-y)))
 XS_MPI_HOST_PROGS := $(addprefix $(XS_MPI_O)/tests/,$(mpi-host-progs-y))
 XS_MPI_ALL_OBJS := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/mpi/$(f)/,$(mpi-y)))
 
@@ -113,6 +116,7 @@ $(XS_MPI_O)/tests/mpi/$(1)/%: tests/mpi/%.c $(O)/.flags
 	@mkdir -p $$(@D)
 	$$(call cmd,mpi_prog)
 $(XS_MPI_O)/tests/mpi/$(1)/%: private XS_MPI_THIS_CC := $(XS_MPI_CC_$(1))
+$(addprefix $(XS_MPI_O)/tests/mpi/$(1)/,$(mpi-omp-progs-y)): private XS_MPI_PROG_CFLAGS += -fopenmp
 endef
 $(foreach f,$(XS_MPI_BUILT),$(eval $(call xs-mpi-flavour,$(f))))
 
