@@ -158,14 +158,12 @@ int xs_mpi_lend_init(int rank)
 	return 0;
 }
 
-bool xs_mpi_lend_enabled(void)
-{
-	return st.fd >= 0;
-}
-
 bool xs_mpi_lend_thread(void)
 {
-	return st.fd >= 0 && pthread_equal(pthread_self(), st.owner);
+	/* The owner test first: only the owner reads st.fd, which lend_off()
+	 * changes on the owner (st.owner itself is written in MPI_Init,
+	 * before xs_mpi_account_start()'s release publishes it). */
+	return pthread_equal(pthread_self(), st.owner) && st.fd >= 0;
 }
 
 void xs_mpi_lend(void)

@@ -121,7 +121,6 @@ int xs_mpi_summary_write(const struct xs_mpi_totals *tot);
 
 /* ---- lending (lend.c) ---- */
 int xs_mpi_lend_init(int rank);       /* MPI_Init: connect when XSCHED_MPI_LEND=1 */
-bool xs_mpi_lend_enabled(void);
 bool xs_mpi_lend_thread(void);        /* the calling thread may lend (the MPI_Init one) */
 void xs_mpi_lend(void);               /* lend the CPUs but XSCHED_MPI_KEEP */
 void xs_mpi_reclaim(void);            /* take them back (no-op if not lent) */
