@@ -16,6 +16,8 @@
 #   mpi/<mpi>/NAME.o             its objects
 #   tests/mpi/<mpi>/NAME         the MPI test programs (mpi-progs-y, and
 #                                mpi-omp-progs-y with -fopenmp)
+#   bench/mpi/<mpi>/NAME[-libomp] hybrid benchmark programs (mpi-bench-y)
+#   xsched-mpi-bench             their runner (tools/bench/mpi/)
 #   tests/NAME                   helpers without MPI (mpi-host-progs-y), and
 #                                the unit tests of the MPI-free files
 #                                (tests-mpi-unit-y: every build, SANITIZE
@@ -36,6 +38,7 @@ mpi-flavours-y :=
 mpi-progs-y :=
 mpi-omp-progs-y :=
 mpi-host-progs-y :=
+mpi-bench-y :=
 tests-mpi-y :=
 tests-mpi-unit-y :=
 include libxsched/mpi/Kbuild
@@ -63,6 +66,13 @@ XS_MPI_LIBS := $(foreach f,$(XS_MPI_BUILT),$(XS_MPI_O)/libxsched-mpi-$(f).so)
 XS_MPI_PROGS := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/tests/mpi/$(f)/,$(mpi-progs-y) \
 	$(mpi-omp-progs-y)))
 XS_MPI_HOST_PROGS := $(addprefix $(XS_MPI_O)/tests/,$(mpi-host-progs-y))
+# clang with libomp: the benchmark's LLVM OpenMP baseline (mpicc with
+# OMPI_CC / MPICH_CC=clang).
+XS_MPI_LIBOMP := $(shell printf 'int main(void){return 0;}' | clang -fopenmp -x c - \
+	-o /dev/null 2>/dev/null && echo yes)
+XS_MPI_BENCH := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/bench/mpi/$(f)/,$(mpi-bench-y) \
+	$(if $(XS_MPI_LIBOMP),$(addsuffix -libomp,$(mpi-bench-y))))) \
+	$(if $(XS_MPI_BUILT),$(XS_MPI_O)/xsched-mpi-bench)
 XS_MPI_ALL_OBJS := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/mpi/$(f)/,$(mpi-y)))
 
 .PHONY: mpi mpi-tests mpi-unit-tests mpi-note
@@ -96,7 +106,7 @@ quiet_cmd_mpi_prog := MPICC
 
 ifneq ($(XS_MPI_BUILT),)
 
-mpi: $(XS_MPI_LIBS)
+mpi: $(XS_MPI_LIBS) $(XS_MPI_BENCH)
 mpi-tests: mpi $(XS_MPI_PROGS) $(XS_MPI_HOST_PROGS)
 all-tests += $(tests-mpi-y)
 
@@ -117,6 +127,17 @@ $(XS_MPI_O)/tests/mpi/$(1)/%: tests/mpi/%.c $(O)/.flags
 	$$(call cmd,mpi_prog)
 $(XS_MPI_O)/tests/mpi/$(1)/%: private XS_MPI_THIS_CC := $(XS_MPI_CC_$(1))
 $(addprefix $(XS_MPI_O)/tests/mpi/$(1)/,$(mpi-omp-progs-y)): private XS_MPI_PROG_CFLAGS += -fopenmp
+
+$(XS_MPI_O)/bench/mpi/$(1)/%-libomp: tools/bench/mpi/%.c $(O)/.flags
+	@mkdir -p $$(@D)
+	$$(call cmd,mpi_prog)
+$(XS_MPI_O)/bench/mpi/$(1)/%-libomp: private XS_MPI_THIS_CC := OMPI_CC=clang MPICH_CC=clang \
+	$(XS_MPI_CC_$(1))
+$(XS_MPI_O)/bench/mpi/$(1)/%: tools/bench/mpi/%.c $(O)/.flags
+	@mkdir -p $$(@D)
+	$$(call cmd,mpi_prog)
+$(XS_MPI_O)/bench/mpi/$(1)/%: private XS_MPI_THIS_CC := $(XS_MPI_CC_$(1))
+$(XS_MPI_O)/bench/mpi/$(1)/%: private XS_MPI_PROG_CFLAGS += -fopenmp
 endef
 $(foreach f,$(XS_MPI_BUILT),$(eval $(call xs-mpi-flavour,$(f))))
 
@@ -125,6 +146,11 @@ $(XS_MPI_HOST_PROGS): $(XS_MPI_O)/tests/%: tests/%.c $(O)/.flags
 	$(call cmd,mpi_host)
 quiet_cmd_mpi_host := CC
       cmd_mpi_host = $(CC) $(XS_MPI_PROG_CFLAGS) -o $@ $<
+
+$(XS_MPI_O)/xsched-mpi-bench: tools/bench/mpi/xsched-mpi-bench.sh
+	$(call cmd,mpi_script)
+quiet_cmd_mpi_script := GEN
+      cmd_mpi_script = install -m 755 $< $@
 
 -include $(XS_MPI_ALL_OBJS:.o=.d)
 
