@@ -69,7 +69,46 @@ C
 		"mpirun: $(describe $s), $both ranks preloaded both" "$out"
 done
 
+# Placement (Open MPI: --bind-to none, then --bind-to core).
+why=$(mpi_skip_why openmpi)
+[[ -z $why && ! -x $run ]] && why="$run not built"
+cpus=$(nproc)
+[[ -z $why ]] && ((cpus < 2)) && why="1 CPU: nothing to split"
+if [[ -n $why ]]; then
+	echo "ok $((n += 1)) --place # SKIP $why"
+	echo "ok $((n += 1)) launcher binding kept # SKIP $why"
+else
+	# Two nodes; with 4 CPUs or more, 2 threads a core, so that CPU
+	# numbers interleave the nodes (0,2 on node 0; 1,3 on node 1) and
+	# blocks in CPU-number order would be wrong.
+	if ((cpus >= 4)); then
+		spec=1s2n1c2t want0="0,2 (node 0)" want1="1,3 (node 1)"
+	else
+		spec=1s2n1c want0="0 (node 0)" want1="1 (node 1)"
+	fi
+	"$src/tools/xsched-mksysfs" --spec "$spec" "$tmp/sys" >/dev/null
+	out=$(mpi_preload=0 mpi_run openmpi 2 XSCHED_SYSFS_ROOT="$tmp/sys" -- "$run" --mpi --place \
+		--verbose "$build/tests/mpi/openmpi/imbalance" "$tmp/own" 2 1000 0 2>&1)
+	s=$?
+	ok=0
+	[[ $s == 0 ]] && grep -q "local rank 0 of 2 (OMPI_COMM_WORLD_LOCAL_RANK): placed on CPUs $want0" <<<"$out" &&
+		grep -q "local rank 1 of 2 (OMPI_COMM_WORLD_LOCAL_RANK): placed on CPUs $want1" <<<"$out" && ok=1
+	result $ok "--place: unbound ranks get one NUMA node each ($spec)" "mpirun: $(describe $s)" "$out"
+
+	out=$(timeout -k 5 "$mpi_timeout" mpirun.openmpi --allow-run-as-root -np 2 --bind-to core \
+		--mca btl self,vader --mca btl_vader_single_copy_mechanism none \
+		"$run" --mpi --place --verbose "$build/tests/mpi/openmpi/imbalance" "$tmp/own" 2 1000 0 2>&1)
+	s=$?
+	kept=$(grep -c 'bound by the launcher to CPUs .*: kept' <<<"$out")
+	result $((s == 0 && kept == 2)) "--place keeps the launcher's binding (--bind-to core) and says so" \
+		"mpirun: $(describe $s), $kept ranks kept" "$out"
+fi
+
 # Refusals, named.
+out=$("$run" --mpi --place --lend /bin/true 2>&1)
+s=$?
+result $((s == 2 && $(grep -c -- '--place binds a rank to its CPUs, and --lend' <<<"$out") == 1)) \
+	"xsched-run --place --lend: exit 2 saying why" "exit $s" "$out"
 out=$("$run" --mpi /bin/true 2>&1)
 s=$?
 result $((s == 2 && $(grep -c 'links no MPI library' <<<"$out") == 1)) \

@@ -12,7 +12,8 @@
  * With --mpi it runs one rank of an MPI job (mpirun ... xsched-run --mpi
  * PROGRAM): it preloads libxsched-mpi built for the MPI that PROGRAM links
  * (Open MPI or MPICH, read from its DT_NEEDED entries; docs/mpi.md), and
- * the drop-in only when PROGRAM also links libgomp.
+ * the drop-in only when PROGRAM also links libgomp; --place binds a rank
+ * its launcher left unbound to its block of the node's CPUs (place.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +26,7 @@
 
 #include "options.h"
 #include "needed.h"
+#include "place.h"
 #include "../version.h"
 
 /*
@@ -56,6 +58,9 @@ static void usage(FILE *out)
 	      "                        in MPI (XSCHED_MPI_LEND=1)\n"
 	      "      --summary FILE    with --mpi: write the job's efficiency JSON at\n"
 	      "                        MPI_Finalize (XSCHED_MPI_SUMMARY, %j: job id)\n"
+	      "      --place           with --mpi: bind a rank the launcher left unbound\n"
+	      "                        to its block of the node's CPUs, along NUMA\n"
+	      "                        nodes and caches (not with --lend)\n"
 	      "  -v, --verbose         print what is set before running PROGRAM\n"
 	      "  -h, --help            this text\n"
 	      "  -V, --version         the xsched version\n"
@@ -258,7 +263,7 @@ static int set_mpi(const char *prog, bool verbose, bool *gomp)
 int main(int argc, char **argv)
 {
 	enum { OPT_DLB = 256, OPT_PUSH, OPT_BIND, OPT_STATS, OPT_PROFILE, OPT_LIB, OPT_MPI,
-	       OPT_LEND, OPT_SUMMARY };
+	       OPT_LEND, OPT_SUMMARY, OPT_PLACE };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, 'n' },
 		{ "dlb", required_argument, NULL, OPT_DLB },
@@ -270,6 +275,7 @@ int main(int argc, char **argv)
 		{ "mpi", no_argument, NULL, OPT_MPI },
 		{ "lend", no_argument, NULL, OPT_LEND },
 		{ "summary", required_argument, NULL, OPT_SUMMARY },
+		{ "place", no_argument, NULL, OPT_PLACE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -280,7 +286,7 @@ int main(int argc, char **argv)
 					     "XSCHED_PROFILE", "XSCHED_MPI_LEND", "XSCHED_MPI_SUMMARY" };
 	char libpath[PATH_MAX];
 	const char *lib = NULL;
-	bool verbose = false, stats = false, mpi = false, lend = false, gomp = true;
+	bool verbose = false, stats = false, mpi = false, lend = false, gomp = true, place = false;
 	const char *summary = NULL;
 	int c, bad = 0;
 
@@ -306,6 +312,7 @@ int main(int argc, char **argv)
 		case OPT_LIB: lib = optarg; break;
 		case OPT_MPI: mpi = true; break;
 		case OPT_LEND: lend = true; break;
+		case OPT_PLACE: place = true; break;
 		case OPT_SUMMARY:
 			summary = optarg;
 			if (!*optarg) {
@@ -326,15 +333,20 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if ((lend || summary) && !mpi) {
+	if ((lend || summary || place) && !mpi) {
 		fprintf(stderr, "xsched-run: --%s is for MPI programs: add --mpi\n",
-			lend ? "lend" : "summary");
+			lend ? "lend" : summary ? "summary" : "place");
+		return 2;
+	}
+	if (place && lend) {
+		fprintf(stderr, "xsched-run: --place binds a rank to its CPUs, and --lend needs "
+				"ranks free to grow into lent ones: choose one\n");
 		return 2;
 	}
 	if (mpi) {
 		if ((lend && setenv("XSCHED_MPI_LEND", "1", 1)) ||
 		    (summary && setenv("XSCHED_MPI_SUMMARY", summary, 1)) ||
-		    set_mpi(argv[optind], verbose, &gomp))
+		    set_mpi(argv[optind], verbose, &gomp) || place_rank(place, verbose))
 			return 2;
 	}
 	if (gomp && !lib) {
