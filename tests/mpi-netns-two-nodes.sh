@@ -4,9 +4,11 @@
 # An MPI job across two "nodes" on this machine: two network namespaces
 # joined by a veth pair, with addresses of TEST-NET-1 (192.0.2.0/24, RFC
 # 5737: documentation only, never routed; they exist only inside these
-# namespaces). Open MPI runs over TCP between them: mpirun in node A
-# starts its daemon in node B through an rsh agent that is `ip netns exec`
-# (--mca plm_rsh_agent), out-of-band and BTL traffic on the veth only.
+# namespaces; the veth's end is xsmpi0 in both). Open MPI runs over TCP
+# between them: mpirun in node A starts its daemon in node B through an
+# rsh agent that is `ip netns exec` (--mca plm_rsh_agent), out-of-band and
+# BTL traffic on the veth only; then MPICH, whose mpiexec starts its proxy
+# in node B through the same agent (-launcher-exec), on xsmpi0 (-iface).
 # Each node has its own xsched runtime directory with its own lending
 # daemon stand-in (tests/mpi-lend-standin), and its own half of the CPUs
 # where there are 4 or more. Checked: the program's results (it checks
@@ -16,11 +18,10 @@
 # be made (not root, no ip, no veth). Every mpirun has a time limit.
 # xs-test-timeout: 180
 . "${XS_SRCDIR:-.}/tests/mpi-lib.sh"
-mpi_begin 3
+mpi_begin 5
 
-f=openmpi
-why=$(mpi_skip_why $f)
 standin=$build/tests/mpi-lend-standin
+why=
 [[ -z $why && ! -x $standin ]] && why="$standin not built (make tests)"
 [[ -z $why ]] && ((EUID != 0)) && why="not root: network namespaces need CAP_SYS_ADMIN and CAP_NET_ADMIN"
 [[ -z $why ]] && ! command -v ip >/dev/null && why="no ip(8) (iproute2)"
@@ -42,16 +43,18 @@ if [[ -z $why ]]; then
 		ip netns add "$A" && ip netns add "$B" &&
 			ip link add "$va" type veth peer name "$vb" &&
 			ip link set "$va" netns "$A" && ip link set "$vb" netns "$B" &&
-			ip -n "$A" addr add 192.0.2.1/24 dev "$va" &&
-			ip -n "$B" addr add 192.0.2.2/24 dev "$vb" &&
+			ip -n "$A" link set "$va" name xsmpi0 && ip -n "$B" link set "$vb" name xsmpi0 &&
+			ip -n "$A" addr add 192.0.2.1/24 dev xsmpi0 &&
+			ip -n "$B" addr add 192.0.2.2/24 dev xsmpi0 &&
 			ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
-			ip -n "$A" link set "$va" up && ip -n "$B" link set "$vb" up
+			ip -n "$A" link set xsmpi0 up && ip -n "$B" link set xsmpi0 up
 	} 2>&1) || why="cannot make the namespaces and their veth pair: ${err//$'\n'/ }"
 fi
 if [[ -n $why ]]; then
-	for c in "two namespaces joined by a veth pair" "mpirun across the two nodes" \
-		"each rank lends to its own node's daemon"; do
-		echo "ok $((n += 1)) $c # SKIP $why"
+	echo "ok $((n += 1)) two namespaces joined by a veth pair # SKIP $why"
+	for f in openmpi mpich; do
+		echo "ok $((n += 1)) $f: mpirun across the two nodes # SKIP $why"
+		echo "ok $((n += 1)) $f: each rank lends to its own node's daemon # SKIP $why"
 	done
 	exit 0
 fi
@@ -67,61 +70,87 @@ else
 	echo "# $cpus CPUs: both nodes use every CPU (4 are needed for a CPU set each)"
 fi
 
-# Node B: its runtime directory and daemon stand-in, the agent that runs
-# Open MPI's daemon there (with that runtime directory).
-mkdir -p "$tmp/nodeA" "$tmp/nodeB"
-ip netns exec "$A" "$standin" "$tmp/nodeA" "$tmp/logA" 150 &
-pids+=($!)
-ip netns exec "$B" "$standin" "$tmp/nodeB" "$tmp/logB" 150 &
-pids+=($!)
+# The agent: HOST COMMAND... (Open MPI's plm_rsh_agent; Hydra's
+# -launcher-exec, which puts ssh options first) -> COMMAND inside that
+# node's namespace, its CPU set, with that node's runtime directory.
 cat >"$tmp/agent" <<SH
 #!/bin/sh
-# plm_rsh_agent: HOST COMMAND... -> COMMAND inside that node's namespace.
+while [ \$# -gt 0 ]; do case \$1 in -*) shift ;; *) break ;; esac; done
 host=\$1
 shift
 case \$host in
-192.0.2.2) ns=$B ;;
+192.0.2.1) ns=$A set="$set_a" rd="$tmp/nodeA" ;;
+192.0.2.2) ns=$B set="$set_b" rd="$tmp/nodeB" ;;
 *) echo "agent: unknown host \$host" >&2; exit 255 ;;
 esac
 echo "\$host \$ns \$*" >>"$tmp/agent.log"
-export XSCHED_RUNTIME_DIR="$tmp/nodeB"
-exec ip netns exec \$ns $set_b sh -c "\$*"
+export XSCHED_RUNTIME_DIR=\$rd
+exec ip netns exec \$ns \$set sh -c "\$*"
 SH
 chmod +x "$tmp/agent"
 printf '192.0.2.1 slots=1\n192.0.2.2 slots=1\n' >"$tmp/hosts"
-for _ in $(seq 50); do [[ -S $tmp/nodeA/socket && -S $tmp/nodeB/socket ]] && break; sleep 0.1; done
 
-out=$(XSCHED_RUNTIME_DIR="$tmp/nodeA" ip netns exec "$A" $set_a timeout -k 5 "$mpi_timeout" \
-	mpirun.openmpi --allow-run-as-root -np 2 --hostfile "$tmp/hosts" --map-by node \
-	--bind-to none --mca plm_rsh_agent "$tmp/agent" \
-	--mca oob_tcp_if_include 192.0.2.0/24 --mca btl tcp,self \
-	--mca btl_tcp_if_include 192.0.2.0/24 \
-	-x LD_PRELOAD="$build/libxsched-mpi-$f.so" -x XSCHED_MPI_SUMMARY="$tmp/sum.json" \
-	-x XSCHED_MPI_LEND=1 -x XSCHED_MPI_SPIN_US=100 \
-	"$build/tests/mpi/$f/imbalance" "$tmp/own" 20 2000 1 mixed 2>&1)
-s=$?
-for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-pids=()
-rpids=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))
+for f in openmpi mpich; do
+	why=$(mpi_skip_why "$f")
+	if [[ -n $why ]]; then
+		echo "ok $((n += 1)) $f: mpirun across the two nodes # SKIP $why"
+		echo "ok $((n += 1)) $f: each rank lends to its own node's daemon # SKIP $why"
+		continue
+	fi
+	# Each node: its runtime directory and daemon stand-in.
+	rm -rf "$tmp/nodeA" "$tmp/nodeB" "$tmp/agent.log" "$tmp/sum.json"
+	mkdir -p "$tmp/nodeA" "$tmp/nodeB"
+	ip netns exec "$A" "$standin" "$tmp/nodeA" "$tmp/logA" 150 &
+	pids+=($!)
+	ip netns exec "$B" "$standin" "$tmp/nodeB" "$tmp/logB" 150 &
+	pids+=($!)
+	for _ in $(seq 50); do [[ -S $tmp/nodeA/socket && -S $tmp/nodeB/socket ]] && break; sleep 0.1; done
+	prog=("$build/tests/mpi/$f/imbalance" "$tmp/own" 20 2000 1 mixed)
+	if [[ $f == openmpi ]]; then
+		proxy=orted
+		out=$(XSCHED_RUNTIME_DIR="$tmp/nodeA" ip netns exec "$A" $set_a \
+			timeout -k 5 "$mpi_timeout" mpirun.openmpi --allow-run-as-root -np 2 \
+			--hostfile "$tmp/hosts" --map-by node --bind-to none \
+			--mca plm_rsh_agent "$tmp/agent" --mca oob_tcp_if_include 192.0.2.0/24 \
+			--mca btl tcp,self --mca btl_tcp_if_include 192.0.2.0/24 \
+			-x LD_PRELOAD="$build/libxsched-mpi-$f.so" -x XSCHED_MPI_SUMMARY="$tmp/sum.json" \
+			-x XSCHED_MPI_LEND=1 -x XSCHED_MPI_SPIN_US=100 "${prog[@]}" 2>&1)
+	else
+		# -genvnone: mpiexec's environment (node A's runtime directory)
+		# must not reach node B's ranks; what they need is passed.
+		proxy=hydra_pmi_proxy
+		out=$(XSCHED_RUNTIME_DIR="$tmp/nodeA" ip netns exec "$A" $set_a \
+			timeout -k 5 "$mpi_timeout" mpiexec.hydra -hosts 192.0.2.1,192.0.2.2 \
+			-launcher ssh -launcher-exec "$tmp/agent" -iface xsmpi0 -localhost 192.0.2.1 \
+			-np 2 -bind-to none -genvnone -genv PATH "$PATH" \
+			-genv LD_PRELOAD "$build/libxsched-mpi-$f.so" \
+			-genv XSCHED_MPI_SUMMARY "$tmp/sum.json" -genv XSCHED_MPI_LEND 1 \
+			-genv XSCHED_MPI_SPIN_US 100 "${prog[@]}" 2>&1)
+	fi
+	s=$?
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	pids=()
+	rpids=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))
 print(s["ranks"], " ".join(str(r["pid"]) for r in s["per_rank"]))' "$tmp/sum.json" 2>&1)
-ok=0
-[[ $s == 0 && $rpids == 2\ * ]] && grep -q "^192.0.2.2 $B .*orted" "$tmp/agent.log" && ok=1
-result $ok "mpirun across the two nodes over TCP: right results, both ranks summarized, rank 1 started in node B" \
-	"mpirun: $(describe $s)" "summary (ranks, pids): $rpids" "agent: $(cat "$tmp/agent.log" 2>&1)" "$out"
+	ok=0
+	[[ $s == 0 && $rpids == 2\ * ]] && grep -q "^192.0.2.2 $B .*$proxy" "$tmp/agent.log" && ok=1
+	result $ok "$f: mpirun across the two nodes over TCP: right results, both ranks summarized, rank 1 started in node B" \
+		"mpirun: $(describe $s)" "summary (ranks, pids): $rpids" "agent: $(cat "$tmp/agent.log" 2>&1)" "$out"
 
-# Each rank's HELLO and lends reached its own node's daemon, and only it.
-read -r _ p0 p1 <<<"$rpids"
-ina=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logA" | sort -u | tr '\n' ' ')
-inb=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logB" | sort -u | tr '\n' ' ')
-open=$(cat "$tmp/logA" "$tmp/logB" | awk '$3 == "LEND" { l[$2] = 1 } $3 == "RECLAIM" { l[$2] = 0 }
-	$3 == "CLOSE" && $4 != 0 { print "pid " $2 " closed with CPUs lent" }
-	END { for (p in l) if (l[p]) print "pid " p " never reclaimed" }')
-lends=$(cat "$tmp/logA" "$tmp/logB" | grep -c ' LEND ')
-ok=0
-[[ $ina == "$p0 " && $inb == "$p1 " && -z $open ]] && ((lends > 0)) && ok=1
-((cpus < 2)) && ok=1 && echo "# 1 CPU: nothing to lend, not checked"
-((ok)) && echo "# node A's daemon saw rank 0 ($p0), node B's rank 1 ($p1); $lends lends, all reclaimed"
-result $ok "each rank lends to its own node's daemon only, and reclaims" \
-	"node A saw: $ina(rank 0: $p0)" "node B saw: $inb(rank 1: $p1)" "$open" "$lends lends" \
-	"$(cat "$tmp/logA" "$tmp/logB")"
+	# Each rank's HELLO and lends reached its own node's daemon, and only it.
+	read -r _ p0 p1 <<<"$rpids"
+	ina=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logA" | sort -u | tr '\n' ' ')
+	inb=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logB" | sort -u | tr '\n' ' ')
+	open=$(cat "$tmp/logA" "$tmp/logB" | awk '$3 == "LEND" { l[$2] = 1 } $3 == "RECLAIM" { l[$2] = 0 }
+		$3 == "CLOSE" && $4 != 0 { print "pid " $2 " closed with CPUs lent" }
+		END { for (p in l) if (l[p]) print "pid " p " never reclaimed" }')
+	lends=$(cat "$tmp/logA" "$tmp/logB" | grep -c ' LEND ')
+	ok=0
+	[[ $ina == "$p0 " && $inb == "$p1 " && -z $open ]] && ((lends > 0)) && ok=1
+	((cpus < 2)) && ok=1 && echo "# 1 CPU: nothing to lend, not checked"
+	((ok)) && echo "# $f: node A's daemon saw rank 0 ($p0), node B's rank 1 ($p1); $lends lends, all reclaimed"
+	result $ok "$f: each rank lends to its own node's daemon only, and reclaims" \
+		"node A saw: $ina(rank 0: $p0)" "node B saw: $inb(rank 1: $p1)" "$open" "$lends lends" \
+		"$(cat "$tmp/logA" "$tmp/logB")"
+done
 exit $failed
