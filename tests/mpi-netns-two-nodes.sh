@@ -130,11 +130,14 @@ for f in openmpi mpich; do
 	s=$?
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	pids=()
+	# Two nodes of one rank each: the load balance is all inter-node.
 	rpids=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))
+assert s["nodes"] == 2 and abs(s["load_balance_intra_node"] - 1) < 1e-6 and \
+    abs(s["load_balance_inter_node"] - s["load_balance"]) < 1e-6, "node split " + str(s)
 print(s["ranks"], " ".join(str(r["pid"]) for r in s["per_rank"]))' "$tmp/sum.json" 2>&1)
 	ok=0
 	[[ $s == 0 && $rpids == 2\ * ]] && grep -q "^192.0.2.2 $B .*$proxy" "$tmp/agent.log" && ok=1
-	result $ok "$f: mpirun across the two nodes over TCP: right results, both ranks summarized, rank 1 started in node B" \
+	result $ok "$f: mpirun across the two nodes over TCP: right results, both ranks summarized as two nodes, rank 1 started in node B" \
 		"mpirun: $(describe $s)" "summary (ranks, pids): $rpids" "agent: $(cat "$tmp/agent.log" 2>&1)" "$out"
 
 	# Each rank's HELLO and lends reached its own node's daemon, and only it.

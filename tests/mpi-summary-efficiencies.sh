@@ -9,7 +9,8 @@
 # MPI times the test derives useful time, load balance (avg/max useful),
 # communication efficiency (max useful / runtime) and parallel efficiency
 # (their product), and the summary must give the same within 0.03, and
-# every per-class call count exactly. Once per MPI (Open MPI, MPICH).
+# every per-class call count exactly; on one node the load balance is all
+# intra-node (inter-node 1). Once per MPI (Open MPI, MPICH).
 . "${XS_SRCDIR:-.}/tests/mpi-lib.sh"
 mpi_begin 4
 
@@ -38,6 +39,11 @@ else:
     near("load_balance", s["load_balance"], lb, 0.03)
     near("communication_efficiency", s["communication_efficiency"], ce, 0.03)
     near("parallel_efficiency", s["parallel_efficiency"], lb * ce, 0.03)
+    # One node: all the imbalance is within it.
+    if s["nodes"] != 1:
+        errs.append(f"nodes {s['nodes']}, not 1")
+    near("load_balance_inter_node", s["load_balance_inter_node"], 1.0, 1e-6)
+    near("load_balance_intra_node", s["load_balance_intra_node"], s["load_balance"], 1e-6)
     for r in range(np_):
         pr = s["per_rank"][r]
         near(f"rank {r} useful_s", pr["useful_s"], useful[r], 0.005 + 0.03 * useful[r])

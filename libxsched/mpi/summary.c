@@ -9,6 +9,15 @@
  *   CommE      = max_r useful_r / runtime            communication efficiency
  *   PE         = LB * CommE = avg_r useful_r / runtime   parallel efficiency
  *
+ * and LB split the way POP splits it for hybrid codes, by node:
+ *
+ *   LB_inter   = avg_n (max_{r on n} useful_r) / max_r useful_r
+ *   LB_intra   = LB / LB_inter
+ *
+ * LB_intra is the imbalance between the ranks of a node, the part that
+ * lending CPUs within a node can recover. A node is a host name and a
+ * network namespace (ranks in two namespaces of one machine are two nodes).
+ *
  * Rank 0 gathers the ranks' totals with PMPI_Gather and writes JSON to
  * XSCHED_MPI_SUMMARY (%j: the job id, %p: rank 0's pid, %%: '%'), through
  * a temporary file and a rename, so a reader never sees half a summary.
@@ -19,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <stddef.h> /* Open MPI 4.1's mpi.h uses ptrdiff_t without it */
@@ -31,6 +41,7 @@
 struct rank_rec {
 	struct xs_mpi_totals tot;
 	uint64_t pid;
+	uint64_t netns;         /* inode of /proc/self/ns/net: with host, the node */
 	char host[64];
 };
 
@@ -111,8 +122,14 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 {
 	char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
 	double useful_max = 0, useful_sum = 0, useful_min = 0, runtime = 0, mpi_sum = 0;
-	double lb, ce, pe, lent = 0;
-	int len = 0;
+	double lb, ce, pe, lent = 0, lb_inter, lb_intra, node_max_sum = 0;
+	int len = 0, nnodes = 0;
+	int *node = calloc((size_t)n, sizeof(*node));
+
+	if (!node) {
+		fprintf(f, "{ \"error\": \"no memory for %d ranks\" }\n", n);
+		return;
+	}
 
 	PMPI_Get_library_version(lib, &len);
 	lib[strcspn(lib, "\n,")] = '\0';
@@ -129,6 +146,32 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 	lb = useful_max > 0 ? useful_sum / n / useful_max : 1.0;
 	ce = runtime > 0 ? useful_max / runtime : 1.0;
 	pe = lb * ce;
+	/* Nodes: node[i] is the index of rank i's node (its first rank). */
+	for (int i = 0; i < n; i++) {
+		node[i] = i;
+		for (int k = 0; k < i; k++) {
+			if (r[k].netns == r[i].netns && !strcmp(r[k].host, r[i].host)) {
+				node[i] = node[k];
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		double node_max = 0;
+
+		if (node[i] != i)
+			continue;
+		nnodes++;
+		for (int k = i; k < n; k++) {
+			double u = sec(r[k].tot.elapsed_ns - r[k].tot.mpi_ns);
+
+			if (node[k] == i && u > node_max)
+				node_max = u;
+		}
+		node_max_sum += node_max;
+	}
+	lb_inter = useful_max > 0 ? node_max_sum / nnodes / useful_max : 1.0;
+	lb_intra = lb_inter > 0 ? lb / lb_inter : 1.0;
 
 	fprintf(f, "{\n  \"xsched_mpi_summary\": 1,\n  \"mpi_library\": ");
 	json_string(f, lib);
@@ -142,13 +185,16 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 	fprintf(f, "  \"load_balance\": %.6f,\n", lb);
 	fprintf(f, "  \"communication_efficiency\": %.6f,\n", ce);
 	fprintf(f, "  \"parallel_efficiency\": %.6f,\n", pe);
+	fprintf(f, "  \"nodes\": %d,\n", nnodes);
+	fprintf(f, "  \"load_balance_inter_node\": %.6f,\n", lb_inter);
+	fprintf(f, "  \"load_balance_intra_node\": %.6f,\n", lb_intra);
 	fprintf(f, "  \"lent_cpu_s\": %.9f,\n", lent);
 	fprintf(f, "  \"borrowed_cpu_s\": null,\n");
 	fprintf(f, "  \"per_rank\": [\n");
 	for (int i = 0; i < n; i++) {
 		const struct xs_mpi_totals *t = &r[i].tot;
 
-		fprintf(f, "    { \"rank\": %d, \"host\": ", i);
+		fprintf(f, "    { \"rank\": %d, \"node\": %d, \"host\": ", i, node[i]);
 		json_string(f, r[i].host);
 		fprintf(f, ", \"pid\": %" PRIu64 ", \"elapsed_s\": %.9f, \"useful_s\": %.9f, "
 			   "\"mpi_s\": %.9f, \"lent_cpu_s\": %.9f, \"lends\": %" PRIu64 ",\n"
@@ -162,6 +208,7 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 		fprintf(f, " } }%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
+	free(node);
 }
 
 int xs_mpi_summary_write(const struct xs_mpi_totals *tot)
@@ -171,6 +218,7 @@ int xs_mpi_summary_write(const struct xs_mpi_totals *tot)
 	struct rank_rec *all = NULL;
 	char path[PATH_MAX], tmp[PATH_MAX + 16], job[128];
 	int rank = 0, size = 1, ret = 0, err;
+	struct stat ns;
 	FILE *f;
 
 	/* Every rank reads the same environment (mpirun -x / -genv): when
@@ -180,6 +228,8 @@ int xs_mpi_summary_write(const struct xs_mpi_totals *tot)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &size);
 	gethostname(mine.host, sizeof(mine.host) - 1);
+	if (!stat("/proc/self/ns/net", &ns))
+		mine.netns = (uint64_t)ns.st_ino;
 	if (rank == 0) {
 		all = calloc((size_t)size, sizeof(*all));
 		if (!all)
