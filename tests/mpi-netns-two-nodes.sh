@@ -11,10 +11,11 @@
 # in node B through the same agent (-launcher-exec), on xsmpi0 (-iface).
 # Each node has its own xsched runtime directory with its own lending
 # daemon stand-in (tests/mpi-lend-standin), and its own half of the CPUs
-# where there are 4 or more. Checked: the program's results (it checks
-# every message), the summary of both ranks, that the rank of node B was
-# started inside node B, and that each rank lent to its own node's daemon
-# only, reclaiming every lend. Skips, saying why, where namespaces cannot
+# where there are 4 or more. Four ranks, two a node. Checked: the
+# program's results (it checks every message), the summary (two nodes of
+# two ranks; load balance = intra-node x inter-node), that node B's
+# launcher part was started inside node B, and that each rank lent to its
+# own node's daemon only, reclaiming every lend. Skips, saying why, where namespaces cannot
 # be made (not root, no ip, no veth). Every mpirun has a time limit.
 # xs-test-timeout: 180
 . "${XS_SRCDIR:-.}/tests/mpi-lib.sh"
@@ -88,7 +89,7 @@ export XSCHED_RUNTIME_DIR=\$rd
 exec ip netns exec \$ns \$set sh -c "\$*"
 SH
 chmod +x "$tmp/agent"
-printf '192.0.2.1 slots=1\n192.0.2.2 slots=1\n' >"$tmp/hosts"
+printf '192.0.2.1 slots=2\n192.0.2.2 slots=2\n' >"$tmp/hosts"
 
 for f in openmpi mpich; do
 	why=$(mpi_skip_why "$f")
@@ -109,8 +110,8 @@ for f in openmpi mpich; do
 	if [[ $f == openmpi ]]; then
 		proxy=orted
 		out=$(XSCHED_RUNTIME_DIR="$tmp/nodeA" ip netns exec "$A" $set_a \
-			timeout -k 5 "$mpi_timeout" mpirun.openmpi --allow-run-as-root -np 2 \
-			--hostfile "$tmp/hosts" --map-by node --bind-to none \
+			timeout -k 5 "$mpi_timeout" mpirun.openmpi --allow-run-as-root -np 4 \
+			--hostfile "$tmp/hosts" --map-by node --bind-to none --oversubscribe \
 			--mca plm_rsh_agent "$tmp/agent" --mca oob_tcp_if_include 192.0.2.0/24 \
 			--mca btl tcp,self --mca btl_tcp_if_include 192.0.2.0/24 \
 			-x LD_PRELOAD="$build/libxsched-mpi-$f.so" -x XSCHED_MPI_SUMMARY="$tmp/sum.json" \
@@ -120,9 +121,9 @@ for f in openmpi mpich; do
 		# must not reach node B's ranks; what they need is passed.
 		proxy=hydra_pmi_proxy
 		out=$(XSCHED_RUNTIME_DIR="$tmp/nodeA" ip netns exec "$A" $set_a \
-			timeout -k 5 "$mpi_timeout" mpiexec.hydra -hosts 192.0.2.1,192.0.2.2 \
+			timeout -k 5 "$mpi_timeout" mpiexec.hydra -hosts 192.0.2.1:2,192.0.2.2:2 \
 			-launcher ssh -launcher-exec "$tmp/agent" -iface xsmpi0 -localhost 192.0.2.1 \
-			-np 2 -bind-to none -genvnone -genv PATH "$PATH" \
+			-np 4 -bind-to none -genvnone -genv PATH "$PATH" \
 			-genv LD_PRELOAD "$build/libxsched-mpi-$f.so" \
 			-genv XSCHED_MPI_SUMMARY "$tmp/sum.json" -genv XSCHED_MPI_LEND 1 \
 			-genv XSCHED_MPI_SPIN_US 100 "${prog[@]}" 2>&1)
@@ -130,30 +131,37 @@ for f in openmpi mpich; do
 	s=$?
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	pids=()
-	# Two nodes of one rank each: the load balance is all inter-node.
-	rpids=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))
-assert s["nodes"] == 2 and abs(s["load_balance_intra_node"] - 1) < 1e-6 and \
-    abs(s["load_balance_inter_node"] - s["load_balance"]) < 1e-6, "node split " + str(s)
-print(s["ranks"], " ".join(str(r["pid"]) for r in s["per_rank"]))' "$tmp/sum.json" 2>&1)
+	# Four ranks, two a node: the summary's nodes are the namespaces, and
+	# its load balance is the product of its intra- and inter-node parts.
+	# Prints each node's pids: the node of rank 0 (A), then the other (B).
+	nodes=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))
+assert s["ranks"] == 4 and s["nodes"] == 2, "ranks/nodes " + str((s["ranks"], s["nodes"]))
+assert abs(s["load_balance_intra_node"] * s["load_balance_inter_node"] - s["load_balance"]) < 1e-5
+a = [r["pid"] for r in s["per_rank"] if r["node"] == 0]
+b = [r["pid"] for r in s["per_rank"] if r["node"] != 0]
+assert len(a) == 2 and len(b) == 2, "ranks per node " + str((a, b))
+print(" ".join(map(str, sorted(a))) + " ")
+print(" ".join(map(str, sorted(b))) + " ")' "$tmp/sum.json" 2>&1)
+	py=$?
 	ok=0
-	[[ $s == 0 && $rpids == 2\ * ]] && grep -q "^192.0.2.2 $B .*$proxy" "$tmp/agent.log" && ok=1
-	result $ok "$f: mpirun across the two nodes over TCP: right results, both ranks summarized as two nodes, rank 1 started in node B" \
-		"mpirun: $(describe $s)" "summary (ranks, pids): $rpids" "agent: $(cat "$tmp/agent.log" 2>&1)" "$out"
+	[[ $s == 0 && $py == 0 ]] && grep -q "^192.0.2.2 $B .*$proxy" "$tmp/agent.log" && ok=1
+	result $ok "$f: 4 ranks across the two nodes over TCP: right results, summarized as two nodes of two, node B's started inside it" \
+		"mpirun: $(describe $s)" "summary: $nodes" "agent: $(cat "$tmp/agent.log" 2>&1)" "$out"
 
 	# Each rank's HELLO and lends reached its own node's daemon, and only it.
-	read -r _ p0 p1 <<<"$rpids"
-	ina=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logA" | sort -u | tr '\n' ' ')
-	inb=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logB" | sort -u | tr '\n' ' ')
+	wanta=$(sed -n 1p <<<"$nodes") wantb=$(sed -n 2p <<<"$nodes")
+	ina=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logA" | sort -n -u | tr '\n' ' ')
+	inb=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logB" | sort -n -u | tr '\n' ' ')
 	open=$(cat "$tmp/logA" "$tmp/logB" | awk '$3 == "LEND" { l[$2] = 1 } $3 == "RECLAIM" { l[$2] = 0 }
 		$3 == "CLOSE" && $4 != 0 { print "pid " $2 " closed with CPUs lent" }
 		END { for (p in l) if (l[p]) print "pid " p " never reclaimed" }')
 	lends=$(cat "$tmp/logA" "$tmp/logB" | grep -c ' LEND ')
 	ok=0
-	[[ $ina == "$p0 " && $inb == "$p1 " && -z $open ]] && ((lends > 0)) && ok=1
+	[[ $py == 0 && $ina == "$wanta" && $inb == "$wantb" && -z $open ]] && ((lends > 0)) && ok=1
 	((cpus < 2)) && ok=1 && echo "# 1 CPU: nothing to lend, not checked"
-	((ok)) && echo "# $f: node A's daemon saw rank 0 ($p0), node B's rank 1 ($p1); $lends lends, all reclaimed"
+	((ok)) && echo "# $f: node A's daemon saw ranks $wanta, node B's $wantb; $lends lends, all reclaimed"
 	result $ok "$f: each rank lends to its own node's daemon only, and reclaims" \
-		"node A saw: $ina(rank 0: $p0)" "node B saw: $inb(rank 1: $p1)" "$open" "$lends lends" \
+		"node A saw: $ina(want $wanta)" "node B saw: $inb(want $wantb)" "$open" "$lends lends" \
 		"$(cat "$tmp/logA" "$tmp/logB")"
 done
 exit $failed
