@@ -64,6 +64,7 @@ struct xs_mpi_thread *xs_mpi_self(void)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
+	/* Relaxed: the CAS below revalidates it. */
 	head = xs_mpi_load_relaxed(&threads);
 	do {
 		t->next = head;
@@ -94,6 +95,7 @@ uint64_t xs_mpi_enter(struct xs_mpi_thread *t, enum xs_mpi_class c)
 
 	(void)c;
 	if (t->depth++ == 0) {
+		/* Relaxed: the CAS below revalidates it. */
 		uint64_t old = xs_mpi_load_relaxed(&busy), new;
 
 		t->enter_ns = now;
@@ -115,11 +117,14 @@ void xs_mpi_leave(struct xs_mpi_thread *t, enum xs_mpi_class c, uint64_t t0)
 {
 	uint64_t now = xs_mpi_now_ns(), d = now - t0;
 
+	/* Nested calls (an intercepted call made inside another, which the
+	 * MPIs' own code does not do) count in both classes' times. */
 	t->last_ns[c] = d;
 	/* Single writer: load + store, no read-modify-write (see the struct). */
 	xs_mpi_store_relaxed(&t->ns[c], xs_mpi_load_relaxed(&t->ns[c]) + d);
 	xs_mpi_store_relaxed(&t->calls[c], xs_mpi_load_relaxed(&t->calls[c]) + 1);
 	if (--t->depth == 0) {
+		/* Relaxed: the CAS below revalidates it. */
 		uint64_t old = xs_mpi_load_relaxed(&busy), new;
 
 		do
@@ -149,6 +154,8 @@ void xs_mpi_account_stop(struct xs_mpi_totals *out)
 	 * summary's own PMPI calls are not intercepted anyway) go through. */
 	xs_mpi_store_release(&active, 0);
 	out->elapsed_ns = now > start_ns ? now - start_ns : 0;
+	/* Relaxed: every thread has left MPI (MPI_Finalize's precondition),
+	 * so no addition is in flight; the sum is whole. */
 	out->mpi_ns = atomic_load_explicit(&busy_ns, memory_order_relaxed);
 	/* Acquire: pairs with the release of each thread's registration. */
 	for (t = xs_mpi_load_acquire(&threads); t; t = t->next) {
