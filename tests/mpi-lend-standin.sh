@@ -62,7 +62,7 @@ for f in openmpi mpich; do
 	counted=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))
 for r in s["per_rank"]:
     if r["lends"]: print(r["pid"], r["lends"])
-print("lent_cpu_s", s["lent_cpu_s"], "reclaim round trip p99/max us:",
+print("lent_cpu_s", s["lent_cpu_s"], "time in reclaim p99/max us:",
       " ".join("%.0f/%.0f" % (r["reclaim_p99_us"], r["reclaim_max_us"]) for r in s["per_rank"]),
       file=sys.stderr)' "$tmp/sum.json" 2>"$tmp/lent" | sort)
 	total=$(awk '{print $1}' <<<"$seen" | grep -c .)

@@ -19,6 +19,7 @@
  * lending off for the rest of the run, with one line on stderr.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -35,19 +36,35 @@
 
 #define XS_MPI_LEND_TIMEOUT_US 200000 /* a reply later than this: the daemon is stuck */
 #define RECLAIM_BUCKETS 2048            /* 1 us each; the last one holds the rest */
+#define MAX_PENDING 2                   /* a LEND and its RECLAIM */
 
+/*
+ * Requests are pipelined: LEND is sent and the rank goes on into its
+ * blocking call without waiting; RECLAIM is sent and the rank waits for
+ * the replies at most XSCHED_MPI_RECLAIM_WAIT_US (the daemon republishes
+ * before it answers, so a reply in time means the borrowers can see the
+ * CPUs go), then goes on. Replies come in request order (SOCK_SEQPACKET)
+ * and are read when they are there: at the reclaim's wait, before the
+ * next lend, at MPI_Finalize. A new lend is not made while a reply is
+ * still due (the daemon is behind). A LEND's reply says how many CPUs the
+ * daemon took; a lend is counted, and its CPU-time, when it arrives.
+ */
 static struct {
 	int fd;                /* connection to xschedd, -1: not lending */
 	int rank;
 	pthread_t owner;       /* the MPI_Init thread */
 	uint32_t cpus;         /* CPUs offered per lend */
-	bool lent;
-	uint32_t taken;        /* CPUs the daemon took for the current lend */
-	uint64_t lent_at;
+	bool lent;             /* between a LEND sent and its RECLAIM sent */
+	uint16_t pend[MAX_PENDING]; /* request types whose replies are due, oldest first */
+	int npend;
+	/* The last lend: when, when reclaimed (0: not yet), what was taken. */
+	uint64_t lent_at, reclaimed_at;
+	uint32_t taken;
+	bool acked;            /* its reply arrived */
 	uint64_t lent_cpu_ns;
 	uint64_t lends;
-	uint64_t reclaims, reclaim_max_ns;
-	uint32_t reclaim_us[RECLAIM_BUCKETS]; /* RECLAIM round trips, by microsecond */
+	uint64_t reclaims, reclaim_max_ns, reclaims_late;
+	uint32_t reclaim_us[RECLAIM_BUCKETS]; /* the owner's time in a reclaim, by microsecond */
 } st = { .fd = -1 };
 
 static void lend_off(const char *what, int err)
@@ -59,28 +76,39 @@ static void lend_off(const char *what, int err)
 		close(st.fd);
 	st.fd = -1;
 	st.lent = false;
+	st.npend = 0;
 }
 
-/* One request, one reply; descriptors that come with it (HELLO's) closed.
- * Returns 0, -errno, or -EPROTONOSUPPORT for an XS_ABI_ERROR reply. */
-static int call(uint16_t type, uint32_t count, uint32_t arg, struct xs_abi_reply *r)
+static int send_request(uint16_t type, uint32_t count, uint32_t arg)
 {
 	struct xs_abi_request q = { .magic = XS_ABI_MSG_MAGIC, .version = XS_ABI_MSG_VERSION,
 				    .type = type, .size = sizeof(q), .count = count };
-	char cbuf[CMSG_SPACE(4 * sizeof(int))];
-	struct iovec iov = { r, sizeof(*r) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	ssize_t n;
 
 	if (count)
 		q.tids[0] = arg;
 	if (send(st.fd, &q, sizeof(q), MSG_NOSIGNAL) != (ssize_t)sizeof(q))
 		return -errno;
+	return 0;
+}
+
+/* One reply into @r, waiting at most @timeout_us (0: only if it is there);
+ * descriptors that come with it (HELLO's) are closed. Returns 0, -EAGAIN
+ * when none came in time, -errno, or -EPROTONOSUPPORT for XS_ABI_ERROR. */
+static int recv_reply(struct xs_abi_reply *r, long timeout_us)
+{
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = { r, sizeof(*r) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct pollfd pfd = { .fd = st.fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&pfd, 1, timeout_us > 0 ? (int)((timeout_us + 999) / 1000) : 0) <= 0)
+		return -EAGAIN;
 	memset(r, 0, sizeof(*r));
-	n = recvmsg(st.fd, &mh, MSG_CMSG_CLOEXEC);
+	n = recvmsg(st.fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n < 0)
-		return -errno;
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
@@ -98,9 +126,71 @@ static int call(uint16_t type, uint32_t count, uint32_t arg, struct xs_abi_reply
 		return -EBADMSG;
 	if (r->type == XS_ABI_ERROR)
 		return -EPROTONOSUPPORT;
-	if (r->type != type)
-		return -EBADMSG;
-	return r->status < 0 && r->status > -4096 ? r->status : r->status ? -EBADMSG : 0;
+	return 0;
+}
+
+/* One request, one reply (HELLO). */
+static int call(uint16_t type, struct xs_abi_reply *r)
+{
+	int ret = send_request(type, 0, 0);
+
+	if (!ret)
+		ret = recv_reply(r, XS_MPI_LEND_TIMEOUT_US);
+	if (!ret && r->type != type)
+		ret = -EBADMSG;
+	if (!ret && r->status)
+		ret = r->status < 0 && r->status > -4096 ? r->status : -EBADMSG;
+	return ret == -EAGAIN ? -ETIMEDOUT : ret;
+}
+
+/* Read the replies that are due, waiting at most @timeout_us in all for
+ * them. A refusal of lending turns it off. Returns the replies still due. */
+static int drain(long timeout_us)
+{
+	uint64_t end = xs_mpi_now_ns() + (uint64_t)timeout_us * 1000u;
+
+	while (st.npend > 0 && st.fd >= 0) {
+		uint64_t now = xs_mpi_now_ns();
+		struct xs_abi_reply r;
+		int ret = recv_reply(&r, now < end ? (long)((end - now) / 1000) : 0);
+
+		if (ret == -EAGAIN)
+			break;
+		if (ret == -EPROTONOSUPPORT) {
+			lend_off("this xschedd does not take lends (ABI 3; docs/mpi.md)", 0);
+			break;
+		}
+		if (ret || r.type != st.pend[0]) {
+			lend_off("xschedd's reply to a lend was not understood", ret ? -ret : EBADMSG);
+			break;
+		}
+		if (r.type == XS_MPI_ABI_LEND && r.status == 0) {
+			st.taken = r.count < st.cpus ? r.count : st.cpus;
+			st.acked = true;
+			st.lends++;
+			if (st.reclaimed_at)
+				st.lent_cpu_ns += (uint64_t)st.taken * (st.reclaimed_at - st.lent_at);
+		}
+		st.pend[0] = st.pend[1];
+		st.npend--;
+	}
+	return st.npend;
+}
+
+/* Send a LEND or RECLAIM and queue its reply. A refused send is usually
+ * the daemon having closed after an error: read why. */
+static int request(uint16_t type, uint32_t count, uint32_t arg)
+{
+	int ret = st.npend < MAX_PENDING ? send_request(type, count, arg) : -ENOBUFS;
+
+	if (ret) {
+		drain(0);
+		if (st.fd >= 0)
+			lend_off("xschedd did not take a lend request", -ret);
+		return ret;
+	}
+	st.pend[st.npend++] = type;
+	return 0;
 }
 
 int xs_mpi_lend_init(int rank)
@@ -147,7 +237,7 @@ int xs_mpi_lend_init(int rank)
 		lend_off(what, -ret);
 		return ret;
 	}
-	ret = call(XS_ABI_HELLO, 0, 0, &r);
+	ret = call(XS_ABI_HELLO, &r);
 	if (ret) {
 		lend_off("xschedd's HELLO failed", -ret);
 		return ret;
@@ -168,45 +258,40 @@ bool xs_mpi_lend_thread(void)
 
 void xs_mpi_lend(void)
 {
-	struct xs_abi_reply r;
-	int ret;
-
 	if (!xs_mpi_lend_thread() || st.lent)
 		return;
-	st.lent_at = xs_mpi_now_ns();
-	ret = call(XS_MPI_ABI_LEND, 1, st.cpus, &r);
-	if (ret) {
-		lend_off(ret == -EPROTONOSUPPORT ? "this xschedd does not take lends (ABI 3; "
-						   "docs/mpi.md)" : "xschedd refused a lend",
-			 ret == -EPROTONOSUPPORT ? 0 : -ret);
+	/* The daemon is behind (a reply still due): no new lend now. */
+	if (drain(0) || st.fd < 0)
 		return;
-	}
-	st.lent = true;
-	st.taken = r.count < st.cpus ? r.count : st.cpus;
-	st.lends++;
+	st.lent_at = xs_mpi_now_ns();
+	st.reclaimed_at = 0;
+	st.taken = 0;
+	st.acked = false;
+	if (!request(XS_MPI_ABI_LEND, 1, st.cpus))
+		st.lent = true;
 }
 
 void xs_mpi_reclaim(void)
 {
-	struct xs_abi_reply r;
-	uint64_t now, rtt;
-	int ret;
+	uint64_t now, took;
 
 	if (!st.lent || !pthread_equal(pthread_self(), st.owner))
 		return;
 	now = xs_mpi_now_ns();
-	ret = call(XS_MPI_ABI_RECLAIM, 0, 0, &r);
-	/* The round trip: the daemon republishes before it answers, so this
-	 * bounds how long after the MPI call's return the CPUs are back. */
-	rtt = xs_mpi_now_ns() - now;
-	st.reclaim_us[rtt / 1000 < RECLAIM_BUCKETS ? rtt / 1000 : RECLAIM_BUCKETS - 1]++;
-	st.reclaims++;
-	st.reclaim_max_ns = rtt > st.reclaim_max_ns ? rtt : st.reclaim_max_ns;
-	st.lent_cpu_ns += (uint64_t)st.taken * (now - st.lent_at);
 	st.lent = false;
-	if (ret)
-		lend_off("xschedd did not answer a reclaim (the lease ends with the connection)",
-			 -ret);
+	if (request(XS_MPI_ABI_RECLAIM, 0, 0))
+		return; /* lending is off; the lease ends with the connection */
+	st.reclaimed_at = now;
+	if (st.acked)
+		st.lent_cpu_ns += (uint64_t)st.taken * (now - st.lent_at);
+	/* Wait for the replies, the daemon's word that the shares moved, at
+	 * most XSCHED_MPI_RECLAIM_WAIT_US; a later one is read later. */
+	if (drain(xs_mpi_opt(XS_MPI_OPT_RECLAIM_WAIT_US)))
+		st.reclaims_late++;
+	took = xs_mpi_now_ns() - now;
+	st.reclaim_us[took / 1000 < RECLAIM_BUCKETS ? took / 1000 : RECLAIM_BUCKETS - 1]++;
+	st.reclaims++;
+	st.reclaim_max_ns = took > st.reclaim_max_ns ? took : st.reclaim_max_ns;
 }
 
 void xs_mpi_lend_totals(struct xs_mpi_totals *tot)
@@ -216,6 +301,7 @@ void xs_mpi_lend_totals(struct xs_mpi_totals *tot)
 	tot->lent_cpu_ns = st.lent_cpu_ns;
 	tot->lends = st.lends;
 	tot->reclaim_max_ns = st.reclaim_max_ns;
+	tot->reclaims_late = st.reclaims_late;
 	tot->reclaim_p99_ns = 0;
 	for (int b = 0; st.reclaims && b < RECLAIM_BUCKETS; b++) {
 		seen += st.reclaim_us[b];
@@ -232,6 +318,8 @@ void xs_mpi_lend_totals(struct xs_mpi_totals *tot)
 void xs_mpi_lend_fini(void)
 {
 	xs_mpi_reclaim();
+	/* The replies still due, so that every lend is counted. */
+	drain(XS_MPI_LEND_TIMEOUT_US);
 	if (st.fd >= 0)
 		close(st.fd);
 	st.fd = -1;

@@ -43,6 +43,7 @@ enum xs_mpi_opt {
 	XS_MPI_OPT_SPIN_US,    /* XSCHED_MPI_SPIN_US: wait this long before lending */
 	XS_MPI_OPT_TEST_SPIN,  /* XSCHED_MPI_TEST_SPIN: failed MPI_Test calls before lending */
 	XS_MPI_OPT_KEEP,       /* XSCHED_MPI_KEEP: CPUs a lending rank keeps */
+	XS_MPI_OPT_RECLAIM_WAIT_US, /* XSCHED_MPI_RECLAIM_WAIT_US: wait for the daemon's word */
 	XS_MPI_OPT_VERBOSE,    /* XSCHED_MPI_VERBOSE: print the effective values */
 	XS_MPI_NOPTS
 };
@@ -108,8 +109,9 @@ struct xs_mpi_totals {
 	uint64_t class_calls[XS_MPI_NCLASSES];
 	uint64_t lent_cpu_ns;                /* CPU-ns lent (lend.c) */
 	uint64_t lends;                      /* lends made */
-	uint64_t reclaim_p99_ns;             /* RECLAIM round trips: 99th percentile */
+	uint64_t reclaim_p99_ns;             /* time the owner spent reclaiming: 99th percentile */
 	uint64_t reclaim_max_ns;             /* and the longest */
+	uint64_t reclaims_late;              /* reclaims whose replies missed the wait */
 };
 void xs_mpi_account_stop(struct xs_mpi_totals *out); /* MPI_Finalize's entry */
 

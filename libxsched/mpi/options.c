@@ -28,6 +28,8 @@ static const struct xs_mpi_option table[XS_MPI_NOPTS] = {
 				   "consecutive MPI_Test calls without completion before lending" },
 	[XS_MPI_OPT_KEEP] = { "XSCHED_MPI_KEEP", 1, 1, 4096,
 			      "CPUs a lending rank keeps for itself" },
+	[XS_MPI_OPT_RECLAIM_WAIT_US] = { "XSCHED_MPI_RECLAIM_WAIT_US", 1000, 0, 200000,
+					 "microseconds a reclaim waits for xschedd to say the CPUs are back" },
 	[XS_MPI_OPT_VERBOSE] = { "XSCHED_MPI_VERBOSE", 0, 0, 1,
 				 "1: rank 0 prints the effective options at MPI_Init" },
 };

@@ -14,7 +14,8 @@
  * Rank 1 runs short parallel regions and records each team's size: from
  * 20 to 150 ms ("before": rank 0 lends nothing yet), from 450 to
  * 650 ms ("during": rank 0 waits in MPI_Recv), then it sends to rank 0,
- * waits for rank 0's message, and runs regions for 100 ms ("after").
+ * waits for rank 0's message, and 20 ms later runs regions for 100 ms
+ * ("after").
  * It writes "PHASE min max regions" for each phase to OUT, and checks that
  * every region's sum is right (exit 1 if not).
  */
@@ -109,6 +110,9 @@ int main(int argc, char **argv)
 		msg = 1;
 		MPI_Send(&msg, 1, MPI_LONG, 0, 1, MPI_COMM_WORLD);
 		MPI_Recv(&msg, 1, MPI_LONG, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		/* A reclaim waits for the daemon's word only so long
+		 * (XSCHED_MPI_RECLAIM_WAIT_US): give a late one 20 ms. */
+		nap_ms(20);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		regions(&ph[2], &t0, 100);
 		f = fopen(argv[1], "w");
