@@ -11,9 +11,12 @@
 #     daemon does not take lends, results stay right, no lend is counted;
 #   - a rank killed while it has CPUs on loan: the lease ends with its
 #     connection (the stand-in sees the close with the CPUs still lent).
+# And against the real xschedd of today (ABI 3, degraded mode, its own
+# runtime directory), once: it refuses the first lend and closes; the rank
+# says so once and its results stay right.
 # xs-test-timeout: 400
 . "${XS_SRCDIR:-.}/tests/mpi-lib.sh"
-mpi_begin 6
+mpi_begin 7
 
 standin=$build/tests/mpi-lend-standin
 cpus=$(nproc)
@@ -122,4 +125,28 @@ print("lent_cpu_s", s["lent_cpu_s"], "time in reclaim p99/max us:",
 		"victim pid '$victim', CPUs on loan at its close: '${closed}'" "$(cat "$tmp/outk")" \
 		"$(cat "$tmp/logk-$f")"
 done
+# The real xschedd (ABI 3): lending refused, said once, nothing else changes.
+why=$(mpi_skip_why openmpi)
+[[ -z $why && ! -x $build/xschedd ]] && why="$build/xschedd not built"
+[[ -z $why ]] && (($(nproc) < 2)) && why="1 CPU: a rank keeps one, nothing to lend"
+if [[ -n $why ]]; then
+	echo "ok $((n += 1)) the real xschedd refuses lends # SKIP $why"
+else
+	mkdir -p "$tmp/xd"
+	"$build/xschedd" --foreground --runtime-dir "$tmp/xd" --bpf off >"$tmp/xd.log" 2>&1 &
+	dp=$!
+	for _ in $(seq 50); do [[ -S $tmp/xd/socket && -e $tmp/xd/state ]] && break; sleep 0.1; done
+	rm -f "$tmp"/sum.json
+	out=$(mpi_run openmpi 2 XSCHED_MPI_LEND=1 XSCHED_RUNTIME_DIR="$tmp/xd" \
+		XSCHED_MPI_SUMMARY="$tmp/sum.json" -- "$build/tests/mpi/openmpi/imbalance" \
+		"$tmp/own" 10 2000 1 mixed 2>&1)
+	s=$?
+	kill "$dp" 2>/dev/null
+	wait "$dp" 2>/dev/null
+	said=$(grep -c 'it does not take lends (ABI 3\|does not take lends (ABI 3' <<<"$out")
+	lends=$(python3 -c 'import json,sys; print(sum(r["lends"] for r in json.load(open(sys.argv[1]))["per_rank"]))' "$tmp/sum.json" 2>&1)
+	result $((s == 0 && said == 1 && lends == 0)) \
+		"the real xschedd (ABI 3) refuses lends: said once, results right, none counted" \
+		"mpirun: $(describe $s), said $said times, $lends lends counted" "$out" "$(cat "$tmp/xd.log")"
+fi
 exit $failed

@@ -160,6 +160,13 @@ static int drain(long timeout_us)
 			lend_off("this xschedd does not take lends (ABI 3; docs/mpi.md)", 0);
 			break;
 		}
+		/* Closed before a LEND's reply could be read (its error
+		 * reply is lost when the close resets the connection). */
+		if ((ret == -ECONNRESET || ret == -EPIPE) && st.pend[0] == XS_MPI_ABI_LEND) {
+			lend_off("xschedd closed the connection at a lend: it does not take lends "
+				 "(ABI 3; docs/mpi.md)", 0);
+			break;
+		}
 		if (ret || r.type != st.pend[0]) {
 			lend_off("xschedd's reply to a lend was not understood", ret ? -ret : EBADMSG);
 			break;
@@ -279,7 +286,11 @@ void xs_mpi_reclaim(void)
 		return;
 	now = xs_mpi_now_ns();
 	st.lent = false;
-	if (request(XS_MPI_ABI_RECLAIM, 0, 0))
+	/* The LEND's reply first, if it is there: a refusal is read before
+	 * anything else is sent (a daemon that refused closes the
+	 * connection, and a request it never reads would reset it). */
+	drain(0);
+	if (st.fd < 0 || request(XS_MPI_ABI_RECLAIM, 0, 0))
 		return; /* lending is off; the lease ends with the connection */
 	st.reclaimed_at = now;
 	if (st.acked)
