@@ -148,6 +148,7 @@ quiet_cmd_mpi_host := CC
       cmd_mpi_host = $(CC) $(XS_MPI_PROG_CFLAGS) -o $@ $<
 
 $(XS_MPI_O)/xsched-mpi-bench: tools/bench/mpi/xsched-mpi-bench.sh
+	@mkdir -p $(@D)
 	$(call cmd,mpi_script)
 quiet_cmd_mpi_script := GEN
       cmd_mpi_script = install -m 755 $< $@
