@@ -258,6 +258,7 @@ $(KSELFTEST_HDR):
 -include daemon/daemon.mk
 -include tests/fuzz/fuzz.mk
 -include tests/soak/soak.mk
+-include libxsched/mpi/mpi.mk
 
 # Header dependencies (-MMD) of every object, those the .mk files above
 # add included: read before them, the fuzz targets' objects were never

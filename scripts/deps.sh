@@ -42,6 +42,7 @@ PACKAGES=(
 	spin              # make check-models (tests/models) and tests/rescue-claim-model.sh: Promela
 	gcc-12-source     # tests/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
 	libmetis-dev      # xsched-affinity, xsched-bench --affinity: METIS partitions affinity graphs
+	openmpi-bin libopenmpi-dev mpich libmpich-dev # libxsched-mpi is built against both MPIs, its tests run both (libxsched/mpi/)
 )
 
 SYSTEM_PACKAGES=(

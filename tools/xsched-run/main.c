@@ -8,6 +8,12 @@
  * turns its options into OMP_* and XSCHED_* variables, and execs PROGRAM.
  * Values are checked here against the library's own options table, so a
  * bad one is named before the program starts.
+ *
+ * With --mpi it runs one rank of an MPI job (mpirun ... xsched-run --mpi
+ * PROGRAM): it preloads libxsched-mpi built for the MPI that PROGRAM links
+ * (Open MPI or MPICH, read from its DT_NEEDED entries; docs/mpi.md), and
+ * the drop-in only when PROGRAM also links libgomp; --place binds a rank
+ * its launcher left unbound to its block of the node's CPUs (place.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +26,7 @@
 
 #include "ext.h"
 #include "needed.h"
+#include "place.h"
 #include "../version.h"
 
 /*
@@ -44,6 +51,16 @@ static void usage(FILE *out)
 	      "      --profile FILE    write a Chrome trace of the run (XSCHED_PROFILE)\n"
 	      "      --lib PATH        the drop-in to preload (default: found next to\n"
 	      "                        xsched-run, or in " XS_RUN_GOMP_DIR " from it)\n"
+	      "      --mpi             PROGRAM is an MPI rank: preload libxsched-mpi for\n"
+	      "                        the MPI it links (Open MPI or MPICH), and the\n"
+	      "                        drop-in only if it links libgomp\n"
+	      "      --lend            with --mpi: lend the rank's CPUs while it waits\n"
+	      "                        in MPI (XSCHED_MPI_LEND=1)\n"
+	      "      --summary FILE    with --mpi: write the job's efficiency JSON at\n"
+	      "                        MPI_Finalize (XSCHED_MPI_SUMMARY, %j: job id)\n"
+	      "      --place           with --mpi: bind a rank the launcher left unbound\n"
+	      "                        to its block of the node's CPUs, along NUMA\n"
+	      "                        nodes and caches (not with --lend)\n"
 	      "  -v, --verbose         print what is set before running PROGRAM\n"
 	      "  -h, --help            this text\n"
 	      "  -V, --version         the xsched version\n"
@@ -73,12 +90,11 @@ static int set_choice(const char *var, const char *value)
 	return -1;
 }
 
-/* The drop-in: next to this executable (the build tree), or where make
- * install put it, XS_RUN_GOMP_DIR from here. */
-static int find_lib(char *path, size_t size)
+/* Library @name (the drop-in, libxsched-mpi): next to this executable
+ * (the build tree), or where make install put it, XS_RUN_GOMP_DIR from here. */
+static int find_lib(const char *name, char *path, size_t size)
 {
-	static const char *const rel[] = { "libxsched-gomp.so.1",
-					   XS_RUN_GOMP_DIR "/libxsched-gomp.so.1" };
+	const char *const rel[] = { "", XS_RUN_GOMP_DIR "/" };
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *slash;
@@ -91,7 +107,7 @@ static int find_lib(char *path, size_t size)
 		return -1;
 	slash[1] = 0;
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		if (snprintf(path, size, "%s%s", self, rel[i]) >= (int)size)
+		if (snprintf(path, size, "%s%s%s", self, rel[i], name) >= (int)size)
 			continue;
 		if (!access(path, R_OK))
 			return 0;
@@ -106,11 +122,11 @@ static int set_preload(const char *lib)
 	int ret;
 
 	if (access(lib, R_OK)) {
-		fprintf(stderr, "xsched-run: --lib %s: %s\n", lib, strerror(errno));
+		fprintf(stderr, "xsched-run: %s: %s\n", lib, strerror(errno));
 		return -1;
 	}
 	if (strchr(lib, ' ') || strchr(lib, ':')) {
-		fprintf(stderr, "xsched-run: --lib %s: LD_PRELOAD cannot hold a path with ' ' or ':'\n",
+		fprintf(stderr, "xsched-run: %s: LD_PRELOAD cannot hold a path with ' ' or ':'\n",
 			lib);
 		return -1;
 	}
@@ -201,9 +217,53 @@ static void check_program(const char *prog, bool stats)
 	}
 }
 
+/*
+ * --mpi: preload libxsched-mpi built for the MPI @prog links, and say what
+ * was chosen under --verbose. *@gomp tells whether @prog links libgomp
+ * (then the drop-in is preloaded too). Returns 0, or -1 after a message.
+ */
+static int set_mpi(const char *prog, bool verbose, bool *gomp)
+{
+	char path[PATH_MAX], what[512], lib[PATH_MAX];
+	const char *name;
+
+	*gomp = false;
+	if (find_program(prog, path, sizeof(path))) {
+		fprintf(stderr, "xsched-run: --mpi: %s: not found\n", prog);
+		return -1;
+	}
+	switch (needed_mpi_runtime(path, what, sizeof(what))) {
+	case NEEDED_MPI_OPENMPI: name = "libxsched-mpi-openmpi.so"; break;
+	case NEEDED_MPI_MPICH: name = "libxsched-mpi-mpich.so"; break;
+	case NEEDED_MPI_NONE:
+		fprintf(stderr, "xsched-run: --mpi: %s links no MPI library (neither Open MPI's "
+				"libmpi.so.40 nor MPICH's libmpich.so.12)\n", prog);
+		return -1;
+	case NEEDED_MPI_STATIC:
+		fprintf(stderr, "xsched-run: --mpi: %s is statically linked: LD_PRELOAD cannot "
+				"interpose its MPI calls\n", prog);
+		return -1;
+	default:
+		fprintf(stderr, "xsched-run: --mpi: cannot tell which MPI %s links (%s)\n", prog,
+			what);
+		return -1;
+	}
+	if (find_lib(name, lib, sizeof(lib))) {
+		fprintf(stderr, "xsched-run: --mpi: %s links %s, but %s is not next to xsched-run "
+				"or in " XS_RUN_GOMP_DIR " from it (make mpi builds it)\n", prog,
+			what, name);
+		return -1;
+	}
+	if (verbose)
+		fprintf(stderr, "xsched-run: --mpi: %s links %s: preloading %s\n", prog, what, lib);
+	*gomp = needed_omp_runtime(path, what, sizeof(what)) == NEEDED_GOMP;
+	return set_preload(lib);
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_DLB = 256, OPT_PUSH, OPT_BIND, OPT_STATS, OPT_PROFILE, OPT_LIB };
+	enum { OPT_DLB = 256, OPT_PUSH, OPT_BIND, OPT_STATS, OPT_PROFILE, OPT_LIB, OPT_MPI,
+	       OPT_LEND, OPT_SUMMARY, OPT_PLACE };
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, 'n' },
 		{ "dlb", required_argument, NULL, OPT_DLB },
@@ -212,6 +272,10 @@ int main(int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "lib", required_argument, NULL, OPT_LIB },
+		{ "mpi", no_argument, NULL, OPT_MPI },
+		{ "lend", no_argument, NULL, OPT_LEND },
+		{ "summary", required_argument, NULL, OPT_SUMMARY },
+		{ "place", no_argument, NULL, OPT_PLACE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -219,10 +283,11 @@ int main(int argc, char **argv)
 	};
 	static const char *const shown[] = { "LD_PRELOAD", "OMP_NUM_THREADS", "XSCHED_DLB",
 					     "XSCHED_PUSH", "XSCHED_BIND", "XSCHED_SHOW_STATS",
-					     "XSCHED_PROFILE" };
+					     "XSCHED_PROFILE", "XSCHED_MPI_LEND", "XSCHED_MPI_SUMMARY" };
 	char libpath[PATH_MAX];
 	const char *lib = NULL;
-	bool verbose = false, stats = false;
+	bool verbose = false, stats = false, mpi = false, lend = false, gomp = true, place = false;
+	const char *summary = NULL;
 	int c, bad = 0;
 
 	/* '+': stop at the first non-option, the program. */
@@ -245,6 +310,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_LIB: lib = optarg; break;
+		case OPT_MPI: mpi = true; break;
+		case OPT_LEND: lend = true; break;
+		case OPT_PLACE: place = true; break;
+		case OPT_SUMMARY:
+			summary = optarg;
+			if (!*optarg) {
+				fprintf(stderr, "xsched-run: --summary needs a file name\n");
+				bad = -1;
+			}
+			break;
 		case 'v': verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': tool_version("xsched-run"); return 0;
@@ -258,22 +333,39 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!lib) {
-		if (find_lib(libpath, sizeof(libpath))) {
+	if ((lend || summary || place) && !mpi) {
+		fprintf(stderr, "xsched-run: --%s is for MPI programs: add --mpi\n",
+			lend ? "lend" : summary ? "summary" : "place");
+		return 2;
+	}
+	if (place && lend) {
+		fprintf(stderr, "xsched-run: --place binds a rank to its CPUs, and --lend needs "
+				"ranks free to grow into lent ones: choose one\n");
+		return 2;
+	}
+	if (mpi) {
+		if ((lend && setenv("XSCHED_MPI_LEND", "1", 1)) ||
+		    (summary && setenv("XSCHED_MPI_SUMMARY", summary, 1)) ||
+		    set_mpi(argv[optind], verbose, &gomp) || place_rank(place, verbose))
+			return 2;
+	}
+	if (gomp && !lib) {
+		if (find_lib("libxsched-gomp.so.1", libpath, sizeof(libpath))) {
 			fprintf(stderr, "xsched-run: libxsched-gomp.so.1 not found next to xsched-run "
 					"or in " XS_RUN_GOMP_DIR " from it (pass --lib PATH)\n");
 			return 2;
 		}
 		lib = libpath;
 	}
-	if (set_preload(lib))
+	if (gomp && set_preload(lib))
 		return 2;
 	if (verbose)
 		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
 			if (getenv(shown[i]))
 				fprintf(stderr, "xsched-run: %s=%s\n", shown[i], getenv(shown[i]));
-	check_program(argv[optind], stats || (getenv("XSCHED_SHOW_STATS") &&
-					       strcmp(getenv("XSCHED_SHOW_STATS"), "0")));
+	if (gomp)
+		check_program(argv[optind], stats || (getenv("XSCHED_SHOW_STATS") &&
+						       strcmp(getenv("XSCHED_SHOW_STATS"), "0")));
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "xsched-run: %s: %s\n", argv[optind], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

@@ -171,15 +171,24 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-enum needed_omp needed_omp_runtime(const char *path, char *what, size_t len)
+/*
+ * Breadth-first over the DT_NEEDED closure of @path: @visit(name, ctx) is
+ * called for every library name, and a non-zero return ends the walk with
+ * that value. Returns it, 0 when the walk ended, NEEDED_WALK_STATIC for a
+ * program without a dynamic section, NEEDED_WALK_UNKNOWN (@what says why)
+ * when @path cannot be read.
+ */
+#define NEEDED_WALK_STATIC (-1)
+#define NEEDED_WALK_UNKNOWN (-2)
+static int needed_walk(const char *path, int (*visit)(const char *name, void *ctx), void *ctx,
+		       char *what, size_t len)
 {
 	static char seen[MAX_OBJECTS][256];
 	static char queue[MAX_OBJECTS][PATH_MAX];
-	int head = 0, tail = 0, nseen = 0, other = 0;
+	int head = 0, tail = 0, nseen = 0;
 	struct object obj;
 	int r;
 
-	what[0] = '\0';
 	snprintf(queue[tail++], sizeof(queue[0]), "%s", path);
 	while (head < tail) {
 		char why[512];
@@ -187,24 +196,19 @@ enum needed_omp needed_omp_runtime(const char *path, char *what, size_t len)
 		r = object_read(queue[head], &obj, why, sizeof(why));
 		if (r < 0 && head == 0) {
 			snprintf(what, len, "%s", why);
-			return NEEDED_UNKNOWN;
+			return NEEDED_WALK_UNKNOWN;
 		}
 		if (r > 0 && head == 0)
-			return NEEDED_STATIC;
+			return NEEDED_WALK_STATIC;
 		head++;
 		if (r)
 			continue;
 		for (int i = 0; i < obj.nneeded; i++) {
 			const char *name = obj.needed[i];
-			int dup = 0;
+			int dup = 0, v = visit(name, ctx);
 
-			if (starts(name, "libgomp.so"))
-				return NEEDED_GOMP;
-			if (!other && (starts(name, "libomp.so") || starts(name, "libiomp5.so") ||
-				       starts(name, "libomp5.so"))) {
-				snprintf(what, len, "%s", name);
-				other = 1;
-			}
+			if (v)
+				return v;
 			for (int k = 0; k < nseen && !dup; k++)
 				dup = !strcmp(seen[k], name);
 			if (dup || nseen == MAX_OBJECTS || tail == MAX_OBJECTS)
@@ -214,5 +218,77 @@ enum needed_omp needed_omp_runtime(const char *path, char *what, size_t len)
 				tail++;
 		}
 	}
-	return other ? NEEDED_OTHER_OMP : NEEDED_NO_OMP;
+	return 0;
+}
+
+struct omp_ctx {
+	char *what;
+	size_t len;
+	int other;
+};
+
+static int visit_omp(const char *name, void *ctx)
+{
+	struct omp_ctx *c = ctx;
+
+	if (starts(name, "libgomp.so"))
+		return 1;
+	if (!c->other && (starts(name, "libomp.so") || starts(name, "libiomp5.so") ||
+			  starts(name, "libomp5.so"))) {
+		snprintf(c->what, c->len, "%s", name);
+		c->other = 1;
+	}
+	return 0;
+}
+
+enum needed_omp needed_omp_runtime(const char *path, char *what, size_t len)
+{
+	struct omp_ctx c = { what, len, 0 };
+	int r;
+
+	what[0] = '\0';
+	r = needed_walk(path, visit_omp, &c, what, len);
+	if (r == NEEDED_WALK_UNKNOWN)
+		return NEEDED_UNKNOWN;
+	if (r == NEEDED_WALK_STATIC)
+		return NEEDED_STATIC;
+	if (r)
+		return NEEDED_GOMP;
+	return c.other ? NEEDED_OTHER_OMP : NEEDED_NO_OMP;
+}
+
+struct mpi_ctx {
+	char *what;
+	size_t len;
+};
+
+/* Open MPI's libmpi.so.N (40 in 4.x); MPICH's libmpich.so.12, or
+ * libmpi.so.12 where MPICH (and its ABI-compatible kin) ships that name. */
+static int visit_mpi(const char *name, void *ctx)
+{
+	struct mpi_ctx *c = ctx;
+
+	if (starts(name, "libmpich.so") || !strcmp(name, "libmpi.so.12")) {
+		snprintf(c->what, c->len, "%s", name);
+		return NEEDED_MPI_MPICH;
+	}
+	if (starts(name, "libmpi.so")) {
+		snprintf(c->what, c->len, "%s", name);
+		return NEEDED_MPI_OPENMPI;
+	}
+	return 0;
+}
+
+enum needed_mpi needed_mpi_runtime(const char *path, char *what, size_t len)
+{
+	struct mpi_ctx c = { what, len };
+	int r;
+
+	what[0] = '\0';
+	r = needed_walk(path, visit_mpi, &c, what, len);
+	if (r == NEEDED_WALK_UNKNOWN)
+		return NEEDED_MPI_UNKNOWN;
+	if (r == NEEDED_WALK_STATIC)
+		return NEEDED_MPI_STATIC;
+	return r ? (enum needed_mpi)r : NEEDED_MPI_NONE;
 }
