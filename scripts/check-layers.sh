@@ -11,7 +11,7 @@
 #
 # 1. A file of libxsched/<layer>/ includes only headers of its own folder
 #    and of the folders to its left (and system and include/ headers).
-# 2. The extensions - libxsched/gomp/, libxsched/cuda/, tools/ - include
+# 2. The extensions - libxsched/gomp/, libxsched/cuda/, libxsched/mpi/, tools/ - include
 #    only include/ headers, libxsched/ext.h and their own files; ext.h
 #    itself only include/ headers.
 # 3. Only libxsched/base/atomics.h includes <stdatomic.h> (in libxsched/
@@ -40,12 +40,13 @@ rank() {
 }
 
 # part PATH: the part of the tree a file belongs to: layer:<name>, ext,
-# gomp, cuda, tools, public, top (a file directly in libxsched/), other
+# gomp, cuda, mpi, tools, public, top (a file directly in libxsched/), other
 part() {
 	case $1 in
 	libxsched/ext.h) echo ext ;;
 	libxsched/gomp/*) echo gomp ;;
 	libxsched/cuda/*) echo cuda ;;
+	libxsched/mpi/*) echo mpi ;;
 	libxsched/*/*)
 		local l=${1#libxsched/}
 		l=${l%%/*}
@@ -65,7 +66,7 @@ may() {
 	layer:*)
 		[[ $to == layer:* ]] || return 1
 		(($(rank "${to#layer:}") <= $(rank "${from#layer:}"))) ;;
-	gomp | cuda | tools)
+	gomp | cuda | mpi | tools)
 		[[ $to == ext || $to == "$from" ]] ;;
 	*) return 1 ;;
 	esac

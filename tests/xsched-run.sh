@@ -60,7 +60,7 @@ result $ok "xsched-run --stats -n 3 runs the program on xsched" "$(tail -n 8 "$t
 # --profile: a Chrome trace with one track per worker.
 "$run" -n 2 --profile "$tmp/trace.json" "$tmp/prog" >/dev/null 2>"$tmp/err"
 ok=0
-grep -q '"traceEvents"' "$tmp/trace.json" 2>/dev/null && grep -q '"worker 1"' "$tmp/trace.json" && ok=1
+grep -q '"traceEvents"' "$tmp/trace.json" 2>/dev/null && grep -q '(worker 1)"' "$tmp/trace.json" && ok=1
 result $ok "xsched-run --profile writes a trace" "$(tail -n 8 "$tmp/err")"
 
 # Bad values are named, and nothing runs.

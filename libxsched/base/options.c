@@ -287,6 +287,10 @@ static void xs_options_warn_unknown(void)
 
 		if (strncmp(*e, "XSCHED_", 7) || !eq)
 			continue;
+		/* libxsched-mpi's own table (libxsched/mpi/options.c), read in
+		 * the same process when an MPI rank runs on xsched. */
+		if (!strncmp(*e, "XSCHED_MPI_", 11))
+			continue;
 		if (!xs_option_find(*e, (size_t)(eq - *e)))
 			fprintf(stderr, "xsched: warning: unknown variable %.*s ignored\n",
 				(int)(eq - *e), *e);

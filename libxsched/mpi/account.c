@@ -65,13 +65,12 @@ struct xs_mpi_thread *xs_mpi_self(void)
 	if (!t)
 		return NULL;
 	/* Relaxed: the CAS below revalidates it. */
-	head = xs_mpi_load_relaxed(&threads);
+	head = xs_load_relaxed(&threads);
 	do {
 		t->next = head;
 		/* Release: the zeroed state is visible to MPI_Finalize's walk,
 		 * which loads the head with acquire. */
-	} while (!atomic_compare_exchange_weak_explicit(&threads, &head, t, memory_order_release,
-							memory_order_relaxed));
+	} while (!xs_cas_weak_release(&threads, &head, t));
 	self = t;
 	return t;
 }
@@ -79,24 +78,24 @@ struct xs_mpi_thread *xs_mpi_self(void)
 bool xs_mpi_active(void)
 {
 	/* Acquire: pairs with the release in xs_mpi_account_start(). */
-	return xs_mpi_load_acquire(&active);
+	return xs_load_acquire(&active);
 }
 
 void xs_mpi_account_start(void)
 {
-	start_ns = xs_mpi_now_ns();
+	start_ns = xs_now_ns();
 	/* Release: publishes start_ns, the options and the lend state. */
-	xs_mpi_store_release(&active, 1);
+	xs_store_release(&active, 1);
 }
 
 uint64_t xs_mpi_enter(struct xs_mpi_thread *t, enum xs_mpi_class c)
 {
-	uint64_t now = xs_mpi_now_ns();
+	uint64_t now = xs_now_ns();
 
 	(void)c;
 	if (t->depth++ == 0) {
 		/* Relaxed: the CAS below revalidates it. */
-		uint64_t old = xs_mpi_load_relaxed(&busy), new;
+		uint64_t old = xs_load_relaxed(&busy), new;
 
 		t->enter_ns = now;
 		do {
@@ -106,62 +105,57 @@ uint64_t xs_mpi_enter(struct xs_mpi_thread *t, enum xs_mpi_class c)
 				new = ((now - start_ns) >> BUSY_UNIT_SHIFT) << BUSY_COUNT_BITS | 1;
 			/* Relaxed: the word carries its own data (count and
 			 * start); busy_ns is only read after every thread left. */
-		} while (!atomic_compare_exchange_weak_explicit(&busy, &old, new,
-								memory_order_relaxed,
-								memory_order_relaxed));
+		} while (!xs_cas_weak_relaxed(&busy, &old, new));
 	}
 	return now;
 }
 
 void xs_mpi_leave(struct xs_mpi_thread *t, enum xs_mpi_class c, uint64_t t0)
 {
-	uint64_t now = xs_mpi_now_ns(), d = now - t0;
+	uint64_t now = xs_now_ns(), d = now - t0;
 
 	/* Nested calls (an intercepted call made inside another, which the
 	 * MPIs' own code does not do) count in both classes' times. */
 	t->last_ns[c] = d;
 	/* Single writer: load + store, no read-modify-write (see the struct). */
-	xs_mpi_store_relaxed(&t->ns[c], xs_mpi_load_relaxed(&t->ns[c]) + d);
-	xs_mpi_store_relaxed(&t->calls[c], xs_mpi_load_relaxed(&t->calls[c]) + 1);
+	xs_store_relaxed(&t->ns[c], xs_load_relaxed(&t->ns[c]) + d);
+	xs_store_relaxed(&t->calls[c], xs_load_relaxed(&t->calls[c]) + 1);
 	if (--t->depth == 0) {
 		/* Relaxed: the CAS below revalidates it. */
-		uint64_t old = xs_mpi_load_relaxed(&busy), new;
+		uint64_t old = xs_load_relaxed(&busy), new;
 
 		do
 			new = (old & BUSY_COUNT_MASK) == 1 ? 0 : old - 1;
 		/* Relaxed: as in xs_mpi_enter(). */
-		while (!atomic_compare_exchange_weak_explicit(&busy, &old, new,
-							      memory_order_relaxed,
-							      memory_order_relaxed));
+		while (!xs_cas_weak_relaxed(&busy, &old, new));
 		if (!new) {
 			uint64_t start = start_ns + ((old >> BUSY_COUNT_BITS) << BUSY_UNIT_SHIFT);
 
 			/* Relaxed: a sum read at MPI_Finalize, after the
 			 * threads left MPI (MPI's own synchronization). */
-			atomic_fetch_add_explicit(&busy_ns, now > start ? now - start : 0,
-						  memory_order_relaxed);
+			xs_fetch_add_relaxed(&busy_ns, now > start ? now - start : 0);
 		}
 	}
 }
 
 void xs_mpi_account_stop(struct xs_mpi_totals *out)
 {
-	uint64_t now = xs_mpi_now_ns();
+	uint64_t now = xs_now_ns();
 	struct xs_mpi_thread *t;
 
 	*out = (struct xs_mpi_totals){ 0 };
 	/* Release pairs with xs_mpi_active()'s acquire: later calls (the
 	 * summary's own PMPI calls are not intercepted anyway) go through. */
-	xs_mpi_store_release(&active, 0);
+	xs_store_release(&active, 0);
 	out->elapsed_ns = now > start_ns ? now - start_ns : 0;
 	/* Relaxed: every thread has left MPI (MPI_Finalize's precondition),
 	 * so no addition is in flight; the sum is whole. */
-	out->mpi_ns = atomic_load_explicit(&busy_ns, memory_order_relaxed);
+	out->mpi_ns = xs_load_relaxed(&busy_ns);
 	/* Acquire: pairs with the release of each thread's registration. */
-	for (t = xs_mpi_load_acquire(&threads); t; t = t->next) {
+	for (t = xs_load_acquire(&threads); t; t = t->next) {
 		for (int c = 0; c < XS_MPI_NCLASSES; c++) {
-			out->class_ns[c] += xs_mpi_load_relaxed(&t->ns[c]);
-			out->class_calls[c] += xs_mpi_load_relaxed(&t->calls[c]);
+			out->class_ns[c] += xs_load_relaxed(&t->ns[c]);
+			out->class_calls[c] += xs_load_relaxed(&t->calls[c]);
 		}
 	}
 	if (out->mpi_ns > out->elapsed_ns)

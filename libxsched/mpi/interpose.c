@@ -136,7 +136,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 		ret = PMPI_Irecv(buf, count, type, source, tag, comm, &req);
 		while (ret == MPI_SUCCESS && !flag) {
 			ret = PMPI_Test(&req, &flag, status);
-			if (!flag && xs_mpi_now_ns() >= end)
+			if (!flag && xs_now_ns() >= end)
 				break;
 		}
 		if (ret == MPI_SUCCESS && !flag) {
@@ -177,7 +177,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 
 		do
 			ret = PMPI_Iprobe(source, tag, comm, &flag, status);
-		while (ret == MPI_SUCCESS && !flag && xs_mpi_now_ns() < end);
+		while (ret == MPI_SUCCESS && !flag && xs_now_ns() < end);
 	}
 	if (ret == MPI_SUCCESS && !flag) {
 		bool lend = t && xs_mpi_lend_thread() && t->depth == 1;
@@ -205,7 +205,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 
 		do
 			ret = PMPI_Test(req, &flag, status);
-		while (ret == MPI_SUCCESS && !flag && xs_mpi_now_ns() < end);
+		while (ret == MPI_SUCCESS && !flag && xs_now_ns() < end);
 	}
 	if (ret == MPI_SUCCESS && !flag) {
 		if (lend)
@@ -229,7 +229,7 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 
 		do
 			ret = PMPI_Testall(count, reqs, &flag, statuses);
-		while (ret == MPI_SUCCESS && !flag && xs_mpi_now_ns() < end);
+		while (ret == MPI_SUCCESS && !flag && xs_now_ns() < end);
 	}
 	if (ret == MPI_SUCCESS && !flag) {
 		if (lend)
@@ -255,7 +255,7 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 		 * MPI_UNDEFINED), which is what Waitany returns then. */
 		do
 			ret = PMPI_Testany(count, reqs, index, &flag, status);
-		while (ret == MPI_SUCCESS && !flag && xs_mpi_now_ns() < end);
+		while (ret == MPI_SUCCESS && !flag && xs_now_ns() < end);
 	}
 	if (ret == MPI_SUCCESS && !flag) {
 		if (lend)
@@ -284,7 +284,7 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 		do {
 			ret = PMPI_Testsome(incount, reqs, outcount, indices, statuses);
 			done = ret != MPI_SUCCESS || *outcount != 0;
-		} while (!done && xs_mpi_now_ns() < end);
+		} while (!done && xs_now_ns() < end);
 	}
 	if (!done) {
 		if (lend)

@@ -147,10 +147,10 @@ static int call(uint16_t type, struct xs_abi_reply *r)
  * them. A refusal of lending turns it off. Returns the replies still due. */
 static int drain(long timeout_us)
 {
-	uint64_t end = xs_mpi_now_ns() + (uint64_t)timeout_us * 1000u;
+	uint64_t end = xs_now_ns() + (uint64_t)timeout_us * 1000u;
 
 	while (st.npend > 0 && st.fd >= 0) {
-		uint64_t now = xs_mpi_now_ns();
+		uint64_t now = xs_now_ns();
 		struct xs_abi_reply r;
 		int ret = recv_reply(&r, now < end ? (long)((end - now) / 1000) : 0);
 
@@ -270,7 +270,7 @@ void xs_mpi_lend(void)
 	/* The daemon is behind (a reply still due): no new lend now. */
 	if (drain(0) || st.fd < 0)
 		return;
-	st.lent_at = xs_mpi_now_ns();
+	st.lent_at = xs_now_ns();
 	st.reclaimed_at = 0;
 	st.taken = 0;
 	st.acked = false;
@@ -284,7 +284,7 @@ void xs_mpi_reclaim(void)
 
 	if (!st.lent || !pthread_equal(pthread_self(), st.owner))
 		return;
-	now = xs_mpi_now_ns();
+	now = xs_now_ns();
 	st.lent = false;
 	/* The LEND's reply first, if it is there: a refusal is read before
 	 * anything else is sent (a daemon that refused closes the
@@ -299,7 +299,7 @@ void xs_mpi_reclaim(void)
 	 * most XSCHED_MPI_RECLAIM_WAIT_US; a later one is read later. */
 	if (drain(xs_mpi_opt(XS_MPI_OPT_RECLAIM_WAIT_US)))
 		st.reclaims_late++;
-	took = xs_mpi_now_ns() - now;
+	took = xs_now_ns() - now;
 	st.reclaim_us[took / 1000 < RECLAIM_BUCKETS ? took / 1000 : RECLAIM_BUCKETS - 1]++;
 	st.reclaims++;
 	st.reclaim_max_ns = took > st.reclaim_max_ns ? took : st.reclaim_max_ns;

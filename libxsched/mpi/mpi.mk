@@ -46,7 +46,7 @@ include libxsched/mpi/Kbuild
 XS_MPI_O := $(or $(O),build)
 XS_MPI_PROG_CFLAGS := -std=gnu11 -fPIC -pthread -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude \
 	$(or $(CFLAGS),-O2 -g)
-XS_MPI_CFLAGS := $(XS_MPI_PROG_CFLAGS) -MMD -MP
+XS_MPI_CFLAGS := $(XS_MPI_PROG_CFLAGS) -Ilibxsched -MMD -MP
 
 # mpicc.<mpi> of each flavour, or empty.
 $(foreach f,$(mpi-flavours-y),$(eval XS_MPI_CC_$(f) := $(shell command -v mpicc.$(f) 2>/dev/null)))

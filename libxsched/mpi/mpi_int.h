@@ -9,33 +9,19 @@
  *   lend.c       lending the rank's CPUs but one while it waits (opt-in)
  *   options.c    the XSCHED_MPI_* options table
  *
- * The module sees only the public headers (include/xsched/abi.h for the
- * daemon's message layout) and mpi.h of the MPI it is built against; the
- * same sources are built once per MPI (Open MPI, MPICH), whose ABIs differ.
+ * The module sees the public headers (include/xsched/abi.h for the
+ * daemon's message layout), libxsched/ext.h for the runtime's atomics and
+ * clock (header-only: the module does not link libxsched), and mpi.h of
+ * the MPI it is built against; the same sources are built once per MPI
+ * (Open MPI, MPICH), whose ABIs differ.
  */
 #ifndef XSCHED_MPI_INT_H
 #define XSCHED_MPI_INT_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
-/* ---- atomics: named wrappers, every use says what it pairs with ---- */
-#define xs_mpi_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
-#define xs_mpi_store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
-#define xs_mpi_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
-#define xs_mpi_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
-#define xs_mpi_fetch_add_acq_rel(p, v) atomic_fetch_add_explicit((p), (v), memory_order_acq_rel)
-#define xs_mpi_fetch_sub_acq_rel(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel)
-
-static inline uint64_t xs_mpi_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "ext.h"
 
 /* ---- options (options.c) ---- */
 enum xs_mpi_opt {
