@@ -19,7 +19,7 @@ fuzz-targets := daemon-request daemon-state top-pages trace-json mtx options omp
 	affinity-files
 
 fuzz-daemon-request-y := daemon/request.o
-fuzz-top-pages-y := $(addprefix tools/xsched-top/,pages.o daemon.o snap.o text.o)
+fuzz-top-pages-y := $(addprefix tools/xsched-top/,pages.o daemon.o snap.o text.o guard.o)
 fuzz-trace-json-y := $(addprefix tools/xsched-trace/,json.o trace.o)
 fuzz-trace-json-ldlibs := -lm
 fuzz-mtx-y := libxsched/cuda/mtx.o libxsched/cuda/csr.o
