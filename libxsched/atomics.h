@@ -34,14 +34,21 @@ static inline void *xs_alloc_cache_aligned(size_t size)
 #define xs_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define xs_exchange_acq_rel(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 #define xs_fetch_add_release(p, v) atomic_fetch_add_explicit((p), (v), memory_order_release)
+/* Relaxed loads and stores of memory that is not _Atomic: the structs of
+ * xsched/abi.h, which other processes (or the kernel) write. */
+#define xs_load_relaxed_plain(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define xs_store_relaxed_plain(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define xs_cas_weak_release(p, expected, desired)                                  \
 	atomic_compare_exchange_weak_explicit((p), (expected), (desired),          \
 					      memory_order_release, memory_order_relaxed)
 
-/* Full fences. xs_fence_seq_cst() orders everything before against
+/* Fences. xs_fence_seq_cst() orders everything before against
  * everything after on this CPU; xs_fence_compiler() only stops the compiler
  * (used where a membarrier() on the other side supplies the CPU fence). */
 #define xs_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
+/* Acquire fence: loads before it (a system call's included, as pread's
+ * copy of a shared file) are ordered before every access after it. */
+#define xs_fence_acquire() atomic_thread_fence(memory_order_acquire)
 #define xs_fence_compiler() atomic_signal_fence(memory_order_seq_cst)
 
 /*

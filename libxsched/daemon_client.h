@@ -24,7 +24,13 @@
  * Nothing read from shared memory is trusted: the layout is checked at
  * connect and again at every poll (a layout that changed is rejected), CPU
  * and slot indexes are range-checked, rows must be permutations
- * (xs_victim_table_check) before they are adopted.
+ * (xs_victim_table_check) before they are adopted. The state file is never
+ * mapped: whoever runs the daemon can shrink it, and a load from a mapped
+ * page past its new end is a SIGBUS. It is copied with pread() under the
+ * seqlock (xs_daemon_state_begin/retry), and only the copy is looked at. A
+ * worker-state array that is a regular file (degraded mode) is copied the
+ * same way at every poll into private memory that thieves read; only a
+ * BPF map's, which cannot shrink, is mapped.
  *
  * Lifetimes. Views and connections are immutable once published and are
  * read by thieves without a lock, so one that is replaced is retired with
@@ -65,10 +71,16 @@ struct xs_victim_view;
 struct xs_daemon_conn {
 	int fd;                             /* the client socket */
 	uint32_t mode;                      /* XS_ABI_MODE_* from HELLO */
-	const struct xs_abi_header *state;  /* read-only mapping */
-	size_t state_size;
-	const struct xs_abi_worker *workers; /* read-only mapping, or NULL */
+	int state_fd;                       /* the state file, read with pread() */
+	size_t state_size;                  /* its size at connect */
+	/* The BPF map's read-only mapping, or workers_copy, or NULL. */
+	const struct xs_abi_worker *workers;
 	size_t workers_size;
+	/* A regular file's copy (degraded mode): nslots entries, refreshed
+	 * from workers_fd at every poll, field by field with relaxed stores
+	 * (thieves read them with relaxed loads; one poll old at worst). */
+	struct xs_abi_worker *workers_copy;
+	int workers_fd;
 	uint32_t nslots;
 	uint32_t ncpus;                     /* the daemon's CPUs */
 	uint32_t nworkers;
@@ -175,20 +187,30 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 
 /*
  * Reading the state file, step by step (connect, then every poll); the
- * real code and tests/fuzz/daemon-state.c call these. A consistent copy of
- * the header or -EAGAIN (torn); the checks of a new connection's mapped
- * state; the row buffers for it; its victim rows as a table of ours (or
- * NULL, *@err = 0 unchanged, -EAGAIN, -EBADMSG, -ENOMEM).
+ * real code and tests/fuzz/daemon-state.c call these. The seqlock's read
+ * side over pread() of descriptor @fd: begin (0 and the even sequence, or
+ * -EAGAIN while a write is in progress, -EBADMSG for a file too short),
+ * retry (whether the sequence moved since), and how long to keep trying
+ * (XS_ABI_READ_WAIT_NS from @start_ns, pausing after XS_ABI_READ_RETRIES
+ * tries). A consistent copy of the header or -EAGAIN (torn until the
+ * time was up), -EBADMSG (the file shrank); the checks of a new
+ * connection's state; the row buffers for it; its victim rows as a table
+ * of ours (or NULL, *@err = 0 unchanged, -EAGAIN, -EBADMSG, -ENOMEM).
  */
 struct xs_victim_table;
-int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *copy);
+int xs_daemon_pread(int fd, void *buf, size_t len, uint64_t off);
+int xs_daemon_state_begin(int fd, uint64_t *seq);
+bool xs_daemon_state_retry(int fd, uint64_t seq);
+bool xs_daemon_read_wait(uint64_t start_ns, int tries);
+int xs_daemon_read_header(int fd, struct xs_abi_header *copy);
 
 /*
  * A HELLO to the daemon serving runtime directory @dir: connect (send and
  * receive time out after @timeout_us), send HELLO, receive the reply and
- * its two descriptors, map the state file read-only. On success 0, and
- * @h holds the socket, the mapping (not yet checked beyond its size) and
- * the worker-state descriptor, which the caller maps or closes. On failure
+ * its two descriptors, check that the state is a regular file of a sane
+ * size. On success 0, and @h holds the socket, the state's descriptor
+ * (not yet checked beyond its type and size) and the worker-state
+ * descriptor, which the caller maps, copies or closes. On failure
  * -errno (-EBADMSG: a malformed reply or state file), nothing left open,
  * and *@why names the step: "socket", "HELLO" or "state file". Allocates
  * nothing (the runtime's no-malloc guarantee with XSCHED_DAEMON=auto).
@@ -196,8 +218,8 @@ int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *c
 struct xs_daemon_hello {
 	int fd;                 /* the connected socket */
 	int workers_fd;         /* the worker-state file's descriptor */
-	void *state;            /* the state file, mapped read-only */
-	size_t state_size;
+	int state_fd;           /* the state file's */
+	size_t state_size;      /* its size then */
 	struct xs_abi_reply reply;
 };
 int xs_daemon_hello(const char *dir, long timeout_us, struct xs_daemon_hello *h,
