@@ -68,7 +68,8 @@ int xs_runtime_parallel(struct xs_runtime *rt, xs_task_fn fn, void *arg);
  * xs_task_wait() would), then queues the new one. Under slb it is pushed to the next queue in round-robin order
  * (under rp to the spawner's queue, or its redirect target); when that
  * queue is full the child runs immediately, before xs_task_spawn() returns.
- * Returns 0, -E2BIG if size > XS_TASK_ARG_MAX, -EPERM outside a task.
+ * Returns 0, -E2BIG if size > XS_TASK_ARG_MAX, -EPERM outside a task,
+ * -EINVAL for a NULL @fn (nothing is spawned).
  */
 int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size);
 
@@ -281,7 +282,8 @@ struct xs_option_info {
 	const char *def;        /* default, human readable */
 };
 
-/* Describe option @index (0, 1, ...). Returns 0, or -ENOENT past the end. */
+/* Describe option @index (0, 1, ...). Returns 0, -ENOENT past the end,
+ * -EINVAL for a NULL @info. */
 int xs_option_describe(unsigned int index, struct xs_option_info *info);
 
 #ifdef __cplusplus
