@@ -52,7 +52,8 @@ void xs_runtime_destroy(struct xs_runtime *rt);
 
 /* Run @fn(@arg) as the root task on worker 0 (the calling thread) and
  * return when it and every task it spawned transitively have completed.
- * Returns 0, -EINVAL for bad arguments, -EBUSY if called from a worker. */
+ * Returns 0, -EINVAL for bad arguments, -EBUSY if called from a worker or
+ * while another thread runs a job or a loop on @rt. */
 int xs_runtime_run(struct xs_runtime *rt, xs_task_fn fn, void *arg);
 
 /* Run @fn(@arg) once on every worker (worker 0 is the calling thread) and

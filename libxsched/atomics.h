@@ -34,6 +34,9 @@ static inline void *xs_alloc_cache_aligned(size_t size)
 #define xs_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define xs_exchange_acq_rel(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 #define xs_fetch_add_release(p, v) atomic_fetch_add_explicit((p), (v), memory_order_release)
+#define xs_cas_acquire(p, expected, desired)                                       \
+	atomic_compare_exchange_strong_explicit((p), (expected), (desired),        \
+						memory_order_acquire, memory_order_relaxed)
 /* Relaxed loads and stores of memory that is not _Atomic: the structs of
  * xsched/abi.h, which other processes (or the kernel) write. */
 #define xs_load_relaxed_plain(p) __atomic_load_n((p), __ATOMIC_RELAXED)
