@@ -42,7 +42,9 @@ typedef void (*xs_task_fn)(void *arg);
  * number of CPUs in the calling thread's affinity mask. Other settings come
  * from the XSCHED_* environment (see xs_options_print()). Returns NULL and
  * sets errno on failure: EINVAL for a bad option (a message naming it is
- * printed on stderr), ENOMEM, EAGAIN when threads cannot be created.
+ * printed on stderr), ENOMEM (also when the XQueue matrix, workers^2 x
+ * XSCHED_QUEUE_SIZE slots, would take more than half of the machine's
+ * memory: a message names both), EAGAIN when threads cannot be created.
  */
 struct xs_runtime *xs_runtime_create(unsigned int nworkers);
 

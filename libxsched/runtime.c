@@ -30,6 +30,35 @@ static uint32_t xs_default_queue_size(uint32_t n)
 	return size;
 }
 
+/*
+ * XQueue's memory: each of @n workers owns one queue of @size slots from
+ * every worker, n^2 x xs_spsc_bytes(size), committed as the workers
+ * initialise their rows. More than half of the machine's memory is
+ * refused (ENOMEM, a message naming both settings) instead of letting the
+ * workers fault it in until the OOM killer comes: 1024 workers with
+ * 65536-slot queues, each value in its range, are 512 GiB.
+ */
+static int xs_queue_memory_check(uint32_t n, uint32_t size, bool size_set)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t queues, total, limit = UINT64_MAX;
+
+	if (pages > 0 && page > 0)
+		limit = (uint64_t)pages * (uint64_t)page / 2;
+	if (!__builtin_mul_overflow((uint64_t)n, (uint64_t)n, &queues) &&
+	    !__builtin_mul_overflow(queues, (uint64_t)xs_spsc_bytes(size), &total) &&
+	    total <= limit)
+		return 0;
+	fprintf(stderr,
+		"xsched: XSCHED_WORKERS=%u and XSCHED_QUEUE_SIZE=%u%s: XQueue would take "
+		"%u x %u queues of %zu bytes (%llu MiB), more than half of this machine's "
+		"memory (%llu MiB); use fewer workers or a smaller XSCHED_QUEUE_SIZE\n",
+		n, size, size_set ? "" : " (its default)", n, n, xs_spsc_bytes(size),
+		(unsigned long long)((double)n * n * (double)xs_spsc_bytes(size) / 1048576.0),
+		(unsigned long long)(limit == UINT64_MAX ? 0 : limit * 2 >> 20));
+	return -ENOMEM;
+}
+
 uint32_t xs_affinity_cpus(void)
 {
 	cpu_set_t set;
@@ -341,6 +370,10 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->nworkers = nworkers;
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
 					    : xs_default_queue_size(nworkers);
+	if (xs_queue_memory_check(nworkers, rt->queue_size, rt->opt.queue_size != 0)) {
+		err = ENOMEM;
+		goto fail;
+	}
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
 	rt->await_offcpu_ns = (uint64_t)rt->opt.await_offcpu_us * 1000;
 	rt->oversubscribed = nworkers > xs_affinity_cpus();
