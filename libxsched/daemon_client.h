@@ -247,6 +247,16 @@ struct xs_cpu_share {
 			       * -EBADMSG, ...) */
 };
 
+/*
+ * This process's share in the state file @fd (@size bytes at connect,
+ * header lines 0-1 then as in @layout), copied with the header under the
+ * seqlock and checked: the share reader's step that tests/fuzz reaches
+ * without a daemon. Returns 0 and fills @out, or -EAGAIN (torn for
+ * XS_ABI_READ_WAIT_NS), -EBADMSG (corrupt or shrunk: *@what says how),
+ * -ESTALE, -ESHUTDOWN, -errno.
+ */
+int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *out,
+		  const char **what);
 /* The share now, >= 1; @out (may be NULL) says where it comes from. Reads
  * XSCHED_DAEMON and XSCHED_RUNTIME_DIR at the first call. Thread-safe. */
 uint32_t xs_daemon_share(struct xs_cpu_share *out);

@@ -145,15 +145,10 @@ static void xs_share_say(int why, const char *what)
 		xs_share.dir, what, strerror(-why));
 }
 
-/*
- * This process's entry, copied with the header under the seqlock and
- * checked. Returns 0 and fills @out, or -EAGAIN (torn for
- * XS_ABI_READ_WAIT_NS), -EBADMSG (corrupt or shrunk: *@what says how),
- * -ESTALE, -ESHUTDOWN.
- */
-static int xs_share_read(struct xs_cpu_share *out, const char **what)
+/* daemon_client.h */
+int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *out,
+		  const char **what)
 {
-	const int fd = xs_share.state_fd;
 	struct xs_abi_share mine = { 0 }, batch[64];
 	struct xs_abi_header hc;
 	uint32_t pid = (uint32_t)getpid();
@@ -172,8 +167,8 @@ static int xs_share_read(struct xs_cpu_share *out, const char **what)
 		 * from the file; the checks of a copy that turns out torn are
 		 * thrown away with it. */
 		if (!ret) {
-			if (memcmp(&hc, xs_share.layout, sizeof(xs_share.layout)) ||
-			    xs_abi_check_layout(&hc, xs_share.state_size))
+			if (memcmp(&hc, layout, 2 * XS_ABI_CACHE_LINE) ||
+			    xs_abi_check_layout(&hc, size))
 				*what = "its layout changed";
 			else if (hc.share_count > hc.nshares)
 				*what = "share_count exceeds nshares";
@@ -314,7 +309,8 @@ uint32_t xs_daemon_share(struct xs_cpu_share *out)
 			}
 			xs_share.hello_gen = 0;
 		}
-		ret = xs_share_read(out, &what);
+		ret = xs_share_read(xs_share.state_fd, xs_share.state_size, xs_share.layout, out,
+				    &what);
 		if (!ret) {
 			xs_share.last_said = 0;
 			goto out;
