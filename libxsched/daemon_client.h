@@ -5,8 +5,9 @@
  * XSCHED_DAEMON=auto (default) connects at xs_runtime_create() when
  * <XSCHED_RUNTIME_DIR>/socket exists, =required fails creation without it,
  * =off never connects. A connection (struct xs_daemon_conn) is: HELLO, the
- * two read-only descriptors it returns (state file, worker-state array)
- * mapped read-only, and REGISTER of every worker's thread id.
+ * two read-only descriptors it returns (the state file, read with pread();
+ * the worker-state array, mapped read-only when it is a BPF map, copied
+ * when it is a file: see below), and REGISTER of every worker's tid.
  *
  * What the library takes from it, and where:
  *
@@ -168,7 +169,7 @@ struct xs_daemon_info {
 
 /* xs_runtime_create(), after the own view is published and before the
  * threads start: nothing under off; under required, a connection (HELLO,
- * mappings) or -errno with a message naming XSCHED_DAEMON. */
+ * the state checked) or -errno with a message naming XSCHED_DAEMON. */
 int xs_daemon_client_create(struct xs_runtime *rt);
 /* A worker thread records its tid (xs_worker_main, before rows_ready). */
 void xs_daemon_client_thread(struct xs_runtime *rt, uint32_t id);
@@ -260,7 +261,7 @@ int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *
 /* The share now, >= 1; @out (may be NULL) says where it comes from. Reads
  * XSCHED_DAEMON and XSCHED_RUNTIME_DIR at the first call. Thread-safe. */
 uint32_t xs_daemon_share(struct xs_cpu_share *out);
-/* Forget the mapping and the options read (tests that change them). */
+/* Forget the connection and the options read (tests that change them). */
 void xs_daemon_share_reset(void);
 /* libgomp's dyn-var rule: @ncpus less @loadavg + 0.1, at least 1. */
 uint32_t xs_share_loadavg_rule(uint32_t ncpus, double loadavg);
