@@ -28,30 +28,47 @@
 #define PAGE_WORKERS 64 /* 16.25 KiB: five pages of memory, so that a
 			 * truncation to one leaves four to fault on */
 
-/* Run xsched-top with @args over @rtdir/@shmdir @runs times; count the
- * runs that died of a signal into *@signalled (the last signal into
- * *@sig) and those that exited non-zero into *@failed. */
+/* Run xsched-top over @rtdir/@shmdir @runs times; count the runs that
+ * died of a signal into *@signalled (the last signal into *@sig), those
+ * that exited non-zero into *@failed, and those whose output has @seen in
+ * it into *@shown (the attack was read, not only skipped). */
 static void run_top(const char *rtdir, const char *shmdir, int runs, int *signalled, int *sig,
-		    int *failed)
+		    int *failed, const char *seen, int *shown)
 {
-	*signalled = *failed = *sig = 0;
-	for (int i = 0; i < runs; i++) {
-		pid_t pid = fork();
-		int st;
+	static char out[1 << 16];
 
+	*signalled = *failed = *sig = *shown = 0;
+	for (int i = 0; i < runs; i++) {
+		int st, p[2];
+		size_t n = 0;
+		ssize_t r;
+		pid_t pid;
+
+		if (pipe(p)) {
+			(*failed)++;
+			continue;
+		}
+		pid = fork();
 		if (!pid) {
 			int null = open("/dev/null", O_WRONLY);
 
-			dup2(null, 1);
+			dup2(p[1], 1);
 			dup2(null, 2);
+			close(p[0]);
 			execl(tt_tool(), "xsched-top", "-b", "-n", "1", "--runtime-dir", rtdir,
 			      "--shm-dir", shmdir, (char *)NULL);
 			_exit(127);
 		}
+		close(p[1]);
+		while (n + 1 < sizeof(out) && (r = read(p[0], out + n, sizeof(out) - 1 - n)) > 0)
+			n += (size_t)r;
+		out[n] = '\0';
+		close(p[0]);
 		if (pid < 0 || waitpid(pid, &st, 0) != pid) {
 			(*failed)++;
 			continue;
 		}
+		*shown += strstr(out, seen) != NULL;
 		if (WIFSIGNALED(st)) {
 			(*signalled)++;
 			*sig = WTERMSIG(st);
@@ -161,10 +178,11 @@ static void attack_state(const struct scratch_user *u, const char *dir, int read
 static void hostile(struct __test_metadata *_metadata, int state)
 {
 	char dir[] = "/tmp/xsched-top-hostile-XXXXXX", shm[64], rtdir[64];
-	int signalled, sig, failed, pipefd[2];
+	int signalled, sig, failed, shown, pipefd[2];
 	struct scratch_user u;
 	const char *why;
 	pid_t attacker;
+	char seen[64];
 	char c;
 
 	why = scratch_user_add(&u);
@@ -198,7 +216,9 @@ static void hostile(struct __test_metadata *_metadata, int state)
 	EXPECT_EQ(1, read(pipefd[0], &c, 1)) TH_LOG("the attacker did not start");
 	close(pipefd[0]);
 
-	run_top(rtdir, shm, RUNS, &signalled, &sig, &failed);
+	/* A state read whole shows the attacker's pid as the daemon's. */
+	snprintf(seen, sizeof(seen), state ? "(pid %d)" : "hostile", (int)attacker);
+	run_top(rtdir, shm, RUNS, &signalled, &sig, &failed, seen, &shown);
 	kill(attacker, SIGKILL);
 	waitpid(attacker, NULL, 0);
 	EXPECT_EQ(0, signalled) TH_LOG("%d of %d runs of xsched-top killed by a signal (last: %s) "
@@ -206,6 +226,9 @@ static void hostile(struct __test_metadata *_metadata, int state)
 				       signalled, RUNS, strsignal(sig), u.name,
 				       state ? "state file" : "page");
 	EXPECT_EQ(0, failed) TH_LOG("%d of %d runs of xsched-top failed", failed, RUNS);
+	/* Some runs read it between the attacker's writes: a real attack. */
+	EXPECT_LT(0, shown) TH_LOG("no run showed \"%s\": never read", seen);
+	TH_LOG("%d of %d runs showed the %s", shown, RUNS, state ? "state" : "page");
 
 	{
 		char cmd[4300];
