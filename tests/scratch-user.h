@@ -71,9 +71,13 @@ static inline const char *scratch_user_add(struct scratch_user *u)
 	snprintf(cmd, sizeof(cmd),
 		 "/usr/sbin/useradd --system --no-create-home --shell /usr/sbin/nologin %s",
 		 u->name);
-	if (system(cmd)) {
-		snprintf(why, sizeof(why), "'%s' failed", cmd);
-		return why;
+	/* Another test (or engineer) may hold the lock on /etc/passwd. */
+	for (int tries = 0; system(cmd); tries++) {
+		if (tries == 10) {
+			snprintf(why, sizeof(why), "'%s' failed", cmd);
+			return why;
+		}
+		usleep(200000);
 	}
 	u->made = 1;
 	pw = getpwnam(u->name);
