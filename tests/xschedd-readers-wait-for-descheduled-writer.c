@@ -24,17 +24,21 @@ struct slow_writer {
 	_Atomic int stop; /* seq_cst: a command, publishes nothing */
 };
 
-/* Publish every 4 ms, each publication 2 ms long. */
+/* Publish every 4 ms, each publication 2 ms long (spun: a sleep on a
+ * loaded machine may last far longer than asked). */
 static void *slow_write(void *p)
 {
 	struct slow_writer *w = p;
 	struct xs_abi_header *h = w->f->h;
 
 	while (!atomic_load(&w->stop)) {
+		uint64_t end = xsd_test_now_ns() + 2000000;
+
 		xs_abi_write_begin(h);
 		h->heartbeat_ns = xsd_test_now_ns();
 		h->generation++;
-		xsd_test_sleep_ms(2); /* "descheduled" mid-write */
+		while (xsd_test_now_ns() < end) /* "descheduled" mid-write */
+			;
 		xs_abi_write_end(h);
 		xsd_test_sleep_ms(2);
 	}

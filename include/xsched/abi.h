@@ -245,9 +245,10 @@ XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_reply) == 160, "xs_abi_reply layout");
 /* How long a reader retries a state being rewritten before it gives up.
  * A write section is a few microseconds every tick, but a daemon
  * descheduled inside one on a loaded machine holds seq odd for a time
- * slice or more; only a writer that died mid-write holds it odd for good.
- * A count of tries without a pause would take the first for the second. */
-#define XS_ABI_READ_WAIT_NS 10000000ull
+ * slice or several (tens of ms with many runnable tasks per CPU); only a
+ * writer that died mid-write holds it odd for good. A count of tries
+ * without a pause would take the first for the second. */
+#define XS_ABI_READ_WAIT_NS 50000000ull
 
 /*
  * Seqlock read side. Pairs with xs_abi_write_begin()/xs_abi_write_end():
