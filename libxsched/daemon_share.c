@@ -14,12 +14,13 @@
  * header and this process's entry under the seqlock, checks what it copied,
  * and answers. The state file is read with pread(), never mapped: whoever
  * runs the daemon can shrink it, and a mapping would then kill this process
- * with SIGBUS at its next parallel region; a short read is a corrupt state. The first call after connecting waits for the daemon's next
- * whole tick (two generations, at most XS_SHARE_WAIT_TICKS ticks) so that
- * the HELLO is counted: once per process, up to two ticks (20 ms by
- * default). A mutex serialises callers: a call is a few hundred
- * nanoseconds, once per parallel region, and the mapping can then be
- * replaced (daemon restarted) without a reader still in it.
+ * with SIGBUS at its next parallel region; a short read is a corrupt state.
+ * The first call after connecting waits for the daemon's next whole tick
+ * (two generations, at most XS_SHARE_WAIT_TICKS ticks) so that the HELLO
+ * is counted: once per process, up to two ticks (20 ms by default). A
+ * mutex serialises callers: a call is a few system calls, once per
+ * parallel region, and the descriptor can then be replaced (daemon
+ * restarted) without a reader still using it.
  *
  * Fallbacks, each with its reason in struct xs_cpu_share:
  *   - XSCHED_DAEMON=off, no socket, a state that is stale or final: the
