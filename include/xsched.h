@@ -43,7 +43,9 @@ typedef void (*xs_task_fn)(void *arg);
  * from the XSCHED_* environment (xsched(7), xs_option_describe();
  * XSCHED_VERBOSE=1 prints the values in effect). Returns NULL and
  * sets errno on failure: EINVAL for a bad option (a message naming it is
- * printed on stderr), ENOMEM, EAGAIN when threads cannot be created.
+ * printed on stderr), ENOMEM (also when the XQueue matrix, workers^2 x
+ * XSCHED_QUEUE_SIZE slots, would take more than half of the machine's
+ * memory: a message names both), EAGAIN when threads cannot be created.
  */
 struct xs_runtime *xs_runtime_create(unsigned int nworkers);
 
@@ -53,7 +55,8 @@ void xs_runtime_destroy(struct xs_runtime *rt);
 
 /* Run @fn(@arg) as the root task on worker 0 (the calling thread) and
  * return when it and every task it spawned transitively have completed.
- * Returns 0, -EINVAL for bad arguments, -EBUSY if called from a worker. */
+ * Returns 0, -EINVAL for bad arguments, -EBUSY if called from a worker or
+ * while another thread runs a job or a loop on @rt. */
 int xs_runtime_run(struct xs_runtime *rt, xs_task_fn fn, void *arg);
 
 /* Run @fn(@arg) once on every worker (worker 0 is the calling thread) and
@@ -69,7 +72,8 @@ int xs_runtime_parallel(struct xs_runtime *rt, xs_task_fn fn, void *arg);
  * xs_task_wait() would), then queues the new one. Under slb it is pushed to the next queue in round-robin order
  * (under rp to the spawner's queue, or its redirect target); when that
  * queue is full the child runs immediately, before xs_task_spawn() returns.
- * Returns 0, -E2BIG if size > XS_TASK_ARG_MAX, -EPERM outside a task.
+ * Returns 0, -E2BIG if size > XS_TASK_ARG_MAX, -EPERM outside a task,
+ * -EINVAL for a NULL @fn (nothing is spawned).
  */
 int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size);
 
@@ -283,7 +287,8 @@ struct xs_option_info {
 	const char *def;        /* default, human readable */
 };
 
-/* Describe option @index (0, 1, ...). Returns 0, or -ENOENT past the end. */
+/* Describe option @index (0, 1, ...). Returns 0, -ENOENT past the end,
+ * -EINVAL for a NULL @info. */
 int xs_option_describe(unsigned int index, struct xs_option_info *info);
 
 #ifdef __cplusplus

@@ -239,10 +239,16 @@ XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_reply) == 160, "xs_abi_reply layout");
 /* ---- readers (user space only) ---- */
 #ifndef __bpf__
 
-/* Retries before a reader gives up on a state being rewritten. A write
- * section is a few microseconds every tick; 64 retries of a copy that
- * keeps failing means the writer died mid-write (seq stays odd). */
+/* Torn copies a reader retries at once; after them it sleeps a little
+ * between tries (the writer may be waiting for its CPU). */
 #define XS_ABI_READ_RETRIES 64
+/* How long a reader retries a state being rewritten before it gives up.
+ * A write section is a few microseconds every tick, but a daemon
+ * descheduled inside one on a loaded machine holds seq odd for a time
+ * slice or several (tens of ms with many runnable tasks per CPU); only a
+ * writer that died mid-write holds it odd for good. A count of tries
+ * without a pause would take the first for the second. */
+#define XS_ABI_READ_WAIT_NS 50000000ull
 
 /*
  * Seqlock read side. Pairs with xs_abi_write_begin()/xs_abi_write_end():
@@ -251,7 +257,8 @@ XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_reply) == 160, "xs_abi_reply layout");
  *           seq = xs_abi_read_begin(h);     // acquire: sees the data of seq
  *           ... copy ...
  *           if (!xs_abi_read_retry(h, seq)) break;   // consistent copy
- *           if (tries == XS_ABI_READ_RETRIES) fail;
+ *           if (XS_ABI_READ_WAIT_NS have passed) fail;
+ *           if (tries >= XS_ABI_READ_RETRIES) sleep 50 us;
  *   }
  *
  * The data is read with plain loads that may race with the writer; a copy

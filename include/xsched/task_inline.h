@@ -103,7 +103,8 @@ static inline int xs_spawn(void (*fn)(void *arg), const void *arg, size_t size)
 	struct xs_deque *d = xs_deque_self();
 	struct xs_frame *f;
 
-	if (__builtin_expect(!d || d->top >= d->limit || size > sizeof(f->arg), 0))
+	/* !fn: xs_task_spawn() refuses it (a constant @fn folds the test). */
+	if (__builtin_expect(!d || d->top >= d->limit || size > sizeof(f->arg) || !fn, 0))
 		return xs_task_spawn(fn, arg, size);
 	f = &d->frames[d->top];
 	f->fn = fn;

@@ -173,7 +173,9 @@ static const struct xs_option_def xs_option_table[] = {
 
 int xs_option_describe(unsigned int index, struct xs_option_info *info)
 {
-	if (index >= XS_NOPTIONS || !info)
+	if (!info)
+		return -EINVAL;
+	if (index >= XS_NOPTIONS)
 		return -ENOENT;
 	info->name = xs_option_table[index].name;
 	info->doc = xs_option_table[index].doc;

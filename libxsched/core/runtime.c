@@ -322,6 +322,10 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 	rt->nworkers = nworkers;
 	rt->queue_size = rt->opt.queue_size ? (uint32_t)rt->opt.queue_size
 					    : xs_xqueue_default_size(nworkers);
+	if (xs_xqueue_memory_check(nworkers, rt->queue_size, rt->opt.queue_size != 0)) {
+		err = ENOMEM;
+		goto fail;
+	}
 	rt->spin_ns = (uint64_t)rt->opt.spin_us * 1000;
 	rt->await_offcpu_ns = (uint64_t)rt->opt.await_offcpu_us * 1000;
 	rt->oversubscribed = nworkers > xs_affinity_cpus();
@@ -394,14 +398,44 @@ fail:
 	return NULL;
 }
 
+/* Its address tells the threads apart (xs_runtime_claim()). */
+static __thread char xs_claim_token;
+
+int xs_runtime_claim(struct xs_runtime *rt)
+{
+	const void *me = &xs_claim_token, *held = NULL;
+
+	/* Acquire: pairs with the release in xs_runtime_unclaim(), so this
+	 * caller sees what the previous one left in the runtime (worker 0's
+	 * state, the job fields) as it left it. */
+	if (xs_cas_strong_acquire_relaxed(&rt->claimed, &held, me))
+		return 0;
+	if (held != me)
+		return -EBUSY;
+	rt->claim_depth++; /* ours already: only we write it */
+	return 0;
+}
+
+void xs_runtime_unclaim(struct xs_runtime *rt)
+{
+	if (rt->claim_depth) {
+		rt->claim_depth--;
+		return;
+	}
+	/* Release: publishes this caller's writes to the next claimer's
+	 * acquire in xs_runtime_claim(). */
+	xs_store_release(&rt->claimed, NULL);
+}
+
 /* Post a job and make the calling thread worker 0 of @rt for it; NULL
- * (with *err) when the arguments are bad or the caller is a worker. */
+ * (with *err) when the arguments are bad, the caller is a worker, or
+ * another thread is running a job on @rt (-EBUSY). */
 static struct xs_worker *xs_runtime_enter(struct xs_runtime *rt, enum xs_job_kind kind,
 					  xs_task_fn fn, void *arg, int *err)
 {
 	struct xs_worker *w0;
 
-	*err = !rt || !fn ? -EINVAL : xs_self ? -EBUSY : 0;
+	*err = !rt || !fn ? -EINVAL : xs_self ? -EBUSY : xs_runtime_claim(rt);
 	if (*err)
 		return NULL;
 	w0 = rt->workers[0];
@@ -428,6 +462,7 @@ static int xs_runtime_job(struct xs_runtime *rt, enum xs_job_kind kind, xs_task_
 	xs_worker_run_job(w0, kind, fn, arg);
 	xs_stats_page_job(rt, false);
 	xs_self = NULL;
+	xs_runtime_unclaim(rt);
 	return 0;
 }
 
@@ -469,6 +504,7 @@ void xs_runtime_parallel_end(struct xs_runtime *rt, struct xs_job_frame *job)
 	xs_worker_job_end(w0, job->t0);
 	xs_stats_page_job(rt, false);
 	xs_self = NULL;
+	xs_runtime_unclaim(rt);
 }
 
 unsigned int xs_runtime_workers(const struct xs_runtime *rt)

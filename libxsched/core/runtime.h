@@ -160,6 +160,13 @@ struct xs_runtime {
 	/* The job being run. Fields are written before job_seq is released
 	 * and read after it is acquired; see xs_runtime_post(). */
 	xs_cache_aligned _Atomic uint64_t job_seq;
+	/* The thread running a job or a loop on this runtime (as worker 0),
+	 * by the address of its claim token, NULL when none: another that
+	 * calls gets -EBUSY (xs_runtime_claim()). claim_depth: the claims
+	 * it holds beyond the first (a loop that records its affinity runs
+	 * a job), written by that thread only. */
+	_Atomic(const void *) claimed;
+	uint32_t claim_depth;
 	enum xs_job_kind job_kind;
 	xs_task_fn job_fn;
 	void *job_arg;
@@ -252,6 +259,12 @@ void xs_loop_help(struct xs_worker *w);
 
 /* runtime.c: CPUs in the calling thread's affinity mask (at least 1). */
 uint32_t xs_affinity_cpus(void);
+
+/* runtime.c: make the calling thread the one that runs jobs and loops on
+ * @rt until xs_runtime_unclaim(); -EBUSY while another thread does. The
+ * thread that holds the claim may claim again (and unclaims as often). */
+int xs_runtime_claim(struct xs_runtime *rt);
+void xs_runtime_unclaim(struct xs_runtime *rt);
 
 /* runtime.c: a parallel job split around the caller's worker-0 part. */
 struct xs_job_frame {

@@ -457,6 +457,9 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 		return -EPERM;
 	if (xs_unlikely(size > XS_TASK_ARG_MAX))
 		return -E2BIG;
+	/* A frame of NULL would be called, by whichever worker runs it. */
+	if (xs_unlikely(!fn))
+		return -EINVAL;
 	if (w->dq.limit) {
 		/* Frames (ws, auto): xs_spawn() pushes below the limit; at it,
 		 * the task's XS_DEQUE_QUEUED queued children run first (or
@@ -485,6 +488,8 @@ int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size)
 		return -EPERM;
 	if (xs_unlikely(size > XS_TASK_ARG_MAX))
 		return -E2BIG;
+	if (xs_unlikely(!fn))
+		return -EINVAL;
 	if (xs_likely(!xs_task_queue(w, fn, arg, size)))
 		return 0;
 	xs_counter_inc(&w->ctr.immediate);

@@ -56,21 +56,91 @@ static void xs_daemon_log(const struct xs_runtime *rt, const char *fmt, ...)
 
 /* ---- the state under its seqlock ---- */
 
-/* A consistent copy of the header, or -EAGAIN after XS_ABI_READ_RETRIES
- * torn copies (a writer that died mid-write leaves seq odd). */
-int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *copy)
+/*
+ * The state file is read with pread() only (daemon_client.h says why): a
+ * file that shrank gives a short read, -EBADMSG, where a mapping would
+ * give SIGBUS. The seqlock (abi.h) works the same over pread(): the
+ * sequence, an acquire fence, the copy, an acquire fence, the sequence
+ * again. pread()'s copy is not one 64-bit load, but every write section
+ * moves the sequence's low byte by 2, so a copy of it that mixes bytes
+ * of neighbouring values never matches an earlier one unless 128 write
+ * sections pass during one 8-byte copy.
+ */
+int xs_daemon_pread(int fd, void *buf, size_t len, uint64_t off)
 {
-	for (int tries = 0;; tries++) {
-		uint64_t seq = xs_abi_read_begin(h);
+	size_t done = 0;
 
-		/* Plain copy racing with the writer: thrown away unless seq held
-		 * (the seqlock's intended race, see xs_abi_read_retry()). */
-		memcpy(copy, (const void *)h, sizeof(*copy));
-		if (!xs_abi_read_retry(h, seq)) {
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EBADMSG; /* shorter than its layout: truncated */
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int xs_daemon_state_begin(int fd, uint64_t *seq)
+{
+	int ret = xs_daemon_pread(fd, seq, sizeof(*seq), offsetof(struct xs_abi_header, seq));
+
+	/* Acquire fence: pairs with the release in xs_abi_write_end(); the
+	 * copy after it sees everything written before seq became even. */
+	xs_fence_acquire();
+	if (ret)
+		return ret;
+	return *seq & 1 ? -EAGAIN : 0;
+}
+
+bool xs_daemon_state_retry(int fd, uint64_t seq)
+{
+	uint64_t now;
+
+	/* Acquire fence: orders the copy's loads (pread's) before the
+	 * sequence's second load; pairs with the release fence in
+	 * xs_abi_write_begin(). */
+	xs_fence_acquire();
+	return (seq & 1) ||
+	       xs_daemon_pread(fd, &now, sizeof(now), offsetof(struct xs_abi_header, seq)) ||
+	       now != seq;
+}
+
+bool xs_daemon_read_wait(uint64_t start_ns, int tries)
+{
+	if (xs_now_ns() - start_ns > XS_ABI_READ_WAIT_NS)
+		return false; /* a writer that died mid-write, or one stopped */
+	if (tries >= XS_ABI_READ_RETRIES) {
+		/* Descheduled mid-write: give it a CPU, do not spin. */
+		struct timespec ts = { 0, 50000 };
+
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+/* A consistent copy of the header, -EAGAIN when it stayed torn for
+ * XS_ABI_READ_WAIT_NS (a writer that died mid-write leaves seq odd), or
+ * -EBADMSG (shorter than a header), -errno. */
+int xs_daemon_read_header(int fd, struct xs_abi_header *copy)
+{
+	uint64_t start = xs_now_ns(), seq;
+
+	for (int tries = 0;; tries++) {
+		int ret = xs_daemon_state_begin(fd, &seq);
+
+		if (!ret)
+			ret = xs_daemon_pread(fd, copy, sizeof(*copy), 0);
+		if (ret && ret != -EAGAIN)
+			return ret;
+		if (!ret && !xs_daemon_state_retry(fd, seq)) {
 			copy->seq = seq;
 			return 0;
 		}
-		if (tries == XS_ABI_READ_RETRIES)
+		if (!xs_daemon_read_wait(start, tries))
 			return -EAGAIN;
 	}
 }
@@ -88,10 +158,13 @@ static void xs_daemon_conn_free(struct xs_daemon_conn *c)
 {
 	if (!c)
 		return;
-	if (c->state)
-		munmap((void *)c->state, c->state_size);
-	if (c->workers)
+	if (c->state_fd >= 0)
+		close(c->state_fd);
+	if (c->workers && !c->workers_copy)
 		munmap((void *)c->workers, c->workers_size);
+	free(c->workers_copy);
+	if (c->workers_fd >= 0)
+		close(c->workers_fd);
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->slot);
@@ -168,32 +241,43 @@ static int xs_daemon_conn_map_cpus(struct xs_daemon_conn *c, const struct xs_run
 				   const struct xs_abi_header *hc)
 {
 	const struct xs_topology *t = rt->topo;
-	const struct xs_abi_cpu *cpus = xs_abi_at(c->state, hc->cpu_off);
+	struct xs_abi_cpu *cpus;
 	uint32_t *daemon_of;
+	int ret;
 
 	c->lib_of = malloc(c->ncpus * sizeof(*c->lib_of));
 	daemon_of = malloc(t->ncpus * sizeof(*daemon_of));
-	if (!c->lib_of || !daemon_of) {
+	cpus = malloc(c->ncpus * sizeof(*cpus));
+	if (!c->lib_of || !daemon_of || !cpus) {
 		free(daemon_of);
+		free(cpus);
 		return -ENOMEM;
+	}
+	/* Written once before the file was published: a copy, no seqlock; a
+	 * value that is out of range or repeated is rejected below. */
+	ret = xs_daemon_pread(c->state_fd, cpus, c->ncpus * sizeof(*cpus), hc->cpu_off);
+	if (ret) {
+		free(daemon_of);
+		free(cpus);
+		return ret;
 	}
 	for (uint32_t i = 0; i < t->ncpus; i++)
 		daemon_of[i] = UINT32_MAX;
 	for (uint32_t d = 0; d < c->ncpus; d++) {
-		/* Written once before the file was published; a value that is
-		 * out of range or repeated is rejected below either way. */
-		int l = xs_topology_cpu_index(t, __atomic_load_n(&cpus[d].cpu, __ATOMIC_RELAXED));
+		int l = xs_topology_cpu_index(t, cpus[d].cpu);
 
 		c->lib_of[d] = UINT32_MAX;
 		if (l < 0)
 			continue;
 		if (daemon_of[l] != UINT32_MAX) {
 			free(daemon_of);
+			free(cpus);
 			return -EBADMSG; /* a CPU listed twice */
 		}
 		daemon_of[l] = d;
 		c->lib_of[d] = (uint32_t)l;
 	}
+	free(cpus);
 	for (uint32_t i = 0; i < t->ncpus; i++) {
 		if (daemon_of[i] == UINT32_MAX) {
 			free(daemon_of);
@@ -205,8 +289,8 @@ static int xs_daemon_conn_map_cpus(struct xs_daemon_conn *c, const struct xs_run
 }
 
 /*
- * Check the state file mapped at c->state (c->state_size bytes) that a
- * daemon announcing @nslots slots handed over: a consistent header, its
+ * Check the state file c->state_fd (c->state_size bytes at connect) that
+ * a daemon announcing @nslots slots handed over: a consistent header, its
  * layout, and the CPU maps between its CPUs and ours. Fills the layout
  * fields of @c. Returns 0, -EAGAIN (torn), -EPROTO, -EBADMSG, -ENOMEM.
  */
@@ -216,10 +300,9 @@ int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
 	struct xs_abi_header hc;
 	int ret;
 
-	/* The daemon may be preempted inside a publication (seqlock odd):
-	 * at connect, wait up to 10 ms for it rather than give up. */
-	for (int i = 0; (ret = xs_daemon_read_header(c->state, &hc)) == -EAGAIN && i < 20; i++)
-		usleep(500);
+	/* A daemon preempted inside a publication (seqlock odd) is waited
+	 * for, XS_ABI_READ_WAIT_NS at most (xs_daemon_read_header()). */
+	ret = xs_daemon_read_header(c->state_fd, &hc);
 	if (!ret)
 		ret = xs_abi_check_layout(&hc, c->state_size);
 	if (!ret && (hc.ncpus > XS_MAX_CPUS || hc.nslots != nslots))
@@ -242,10 +325,9 @@ int xs_daemon_hello(const char *dir, long timeout_us, struct xs_daemon_hello *h,
 	struct timeval tv = { .tv_sec = timeout_us / 1000000, .tv_usec = timeout_us % 1000000 };
 	int fds[2] = { -1, -1 }, ret;
 	struct stat st;
-	void *p;
 
 	memset(h, 0, sizeof(*h));
-	h->fd = h->workers_fd = -1;
+	h->fd = h->workers_fd = h->state_fd = -1;
 	*why = "socket";
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/" XS_ABI_SOCKET_FILE,
 			     dir) >= sizeof(sa.sun_path))
@@ -276,13 +358,7 @@ int xs_daemon_hello(const char *dir, long timeout_us, struct xs_daemon_hello *h,
 		ret = -EBADMSG;
 		goto fail;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fds[0], 0);
-	if (p == MAP_FAILED) {
-		ret = -errno;
-		goto fail;
-	}
-	close(fds[0]);
-	h->state = p;
+	h->state_fd = fds[0];
 	h->state_size = (size_t)st.st_size;
 	h->workers_fd = fds[1];
 	return 0;
@@ -298,14 +374,13 @@ fail:
 
 void xs_daemon_hello_close(struct xs_daemon_hello *h)
 {
-	if (h->state)
-		munmap(h->state, h->state_size);
+	if (h->state_fd >= 0)
+		close(h->state_fd);
 	if (h->workers_fd >= 0)
 		close(h->workers_fd);
 	if (h->fd >= 0)
 		close(h->fd);
-	h->state = NULL;
-	h->fd = h->workers_fd = -1;
+	h->fd = h->workers_fd = h->state_fd = -1;
 }
 
 /*
@@ -337,19 +412,29 @@ static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
 		*why = "out of memory";
 		return NULL;
 	}
-	/* The connection owns the socket and the mapping from here. */
+	/* The connection owns the socket and the descriptors from here. */
 	c->fd = h.fd;
 	c->mode = h.reply.mode;
-	c->state = h.state;
+	c->state_fd = h.state_fd;
 	c->state_size = h.state_size;
+	c->workers_fd = -1;
 	ret = xs_daemon_conn_state(c, rt, h.reply.nslots);
 	if (ret)
 		goto fail;
 
-	/* The worker-state array: without it, tables only. */
+	/* The worker-state array: without it, tables only. A BPF map (not a
+	 * regular file, cannot shrink) is mapped; a file (degraded mode) is
+	 * copied at every poll: whoever writes it could truncate it under a
+	 * mapping. */
 	c->workers_size = (size_t)c->nslots * sizeof(struct xs_abi_worker);
-	if (c->nslots && !fstat(h.workers_fd, &st) &&
-	    (!S_ISREG(st.st_mode) || (uint64_t)st.st_size >= c->workers_size)) {
+	if (c->nslots && !fstat(h.workers_fd, &st) && S_ISREG(st.st_mode)) {
+		c->workers_copy = calloc(c->nslots, sizeof(*c->workers_copy));
+		if (c->workers_copy) {
+			c->workers = c->workers_copy;
+			c->workers_fd = h.workers_fd;
+			h.workers_fd = -1;
+		}
+	} else if (c->nslots && !fstat(h.workers_fd, &st)) {
 		p = mmap(NULL, c->workers_size, PROT_READ, MAP_SHARED, h.workers_fd, 0);
 		if (p != MAP_FAILED)
 			c->workers = p;
@@ -357,7 +442,8 @@ static struct xs_daemon_conn *xs_daemon_connect(struct xs_runtime *rt, int *err,
 			xs_daemon_log(rt, "worker state not mapped (%s): tables only\n",
 				      strerror(errno));
 	}
-	close(h.workers_fd);
+	if (h.workers_fd >= 0)
+		close(h.workers_fd);
 	return c;
 
 fail:
@@ -493,23 +579,35 @@ struct xs_victim_table *xs_daemon_rows(struct xs_daemon_client *dc, const struct
 {
 	const struct xs_topology *t = rt->topo;
 	uint32_t n = t->ncpus, dlen = hc->row_len;
-	const struct xs_abi_victim *rows = xs_abi_at(c->state, hc->victim_off);
+	const size_t row = dlen * sizeof(struct xs_abi_victim);
 	struct xs_victim_table *vt;
+	uint64_t start = xs_now_ns();
 
+	/* The rows of our CPUs, copied under the sequence @seq of the header
+	 * copy @hc (pread: a file that shrank is -EBADMSG, not SIGBUS). */
 	for (int tries = 0;; tries++) {
-		for (uint32_t r = 0; r < n; r++)
-			memcpy(dc->scratch + (size_t)r * dlen,
-			       rows + (size_t)c->daemon_of[r] * dlen, dlen * sizeof(*rows));
-		if (!xs_abi_read_retry(c->state, seq))
+		int ret = 0;
+
+		for (uint32_t r = 0; r < n && !ret; r++)
+			ret = xs_daemon_pread(c->state_fd, dc->scratch + (size_t)r * dlen, row,
+					      hc->victim_off + (uint64_t)c->daemon_of[r] * row);
+		if (ret && ret != -EAGAIN) {
+			*err = ret;
+			return NULL;
+		}
+		if (!ret && !xs_daemon_state_retry(c->state_fd, seq))
 			break;
-		if (tries == XS_ABI_READ_RETRIES) {
+		if (!xs_daemon_read_wait(start, tries)) {
 			*err = -EAGAIN;
 			return NULL;
 		}
-		seq = xs_abi_read_begin(c->state);
+		ret = xs_daemon_state_begin(c->state_fd, &seq);
+		if (ret && ret != -EAGAIN) {
+			*err = ret;
+			return NULL;
+		}
 	}
-	if (dc->daemon_view &&
-	    !memcmp(dc->scratch, dc->adopted, (size_t)n * dlen * sizeof(*rows))) {
+	if (dc->daemon_view && !memcmp(dc->scratch, dc->adopted, (size_t)n * row)) {
 		*err = 0; /* the rows we use already */
 		return NULL;
 	}
@@ -557,6 +655,33 @@ bad:
 	return NULL;
 }
 
+/*
+ * Degraded mode: this poll's copy of the slots our workers hold (no other
+ * slot is ever read). A slot the file no longer has (it shrank) reads as
+ * free. Written field by field with relaxed stores, read by thieves with
+ * relaxed loads (xs_daemon_worker_state()): a field may be one poll newer
+ * than its neighbour, as the file's own fields may be one tick apart.
+ */
+static void xs_daemon_workers_refresh(struct xs_daemon_conn *c)
+{
+	for (uint32_t w = 0; w < c->nworkers; w++) {
+		uint32_t s = c->slot[w];
+		struct xs_abi_worker in, *out;
+
+		if (s == UINT32_MAX)
+			continue;
+		if (xs_daemon_pread(c->workers_fd, &in, sizeof(in), (uint64_t)s * sizeof(in)))
+			memset(&in, 0, sizeof(in));
+		out = &c->workers_copy[s];
+		xs_plain_store_relaxed(&out->state, in.state);
+		xs_plain_store_relaxed(&out->cpu, in.cpu);
+		xs_plain_store_relaxed(&out->since_ns, in.since_ns);
+		xs_plain_store_relaxed(&out->switches, in.switches);
+		xs_plain_store_relaxed(&out->pid, in.pid);
+		xs_plain_store_relaxed(&out->tid, in.tid);
+	}
+}
+
 void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool force)
 {
 	struct xs_daemon_conn *c;
@@ -579,7 +704,13 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 	/* Relaxed: a poll time, see xs_daemon_idle(); a torn or invalid
 	 * state is looked at again soon, a good one after a tick (below). */
 	xs_store_relaxed(&dc->next_poll_ns, now + XS_DAEMON_POLL_MIN_NS);
-	ret = xs_daemon_read_header(c->state, &hc);
+	ret = xs_daemon_read_header(c->state_fd, &hc);
+	if (ret == -EAGAIN) {
+		/* Torn for XS_ABI_READ_WAIT_NS: a writer that died mid-write.
+		 * Relaxed: a poll time, see xs_daemon_idle(); looked at again
+		 * in a while, not at once (each look waits that long). */
+		xs_store_relaxed(&dc->next_poll_ns, now + XS_DAEMON_POLL_MAX_NS);
+	}
 	if (ret)
 		goto reject;
 	/* The layout lines must still be the ones checked at connect. */
@@ -600,6 +731,8 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 		ret = hc.flags & XS_ABI_F_EXITED ? -ESHUTDOWN : -ESTALE;
 		goto reject;
 	}
+	if (c->workers_copy)
+		xs_daemon_workers_refresh(c);
 	/* Relaxed: advice for thieves' off-CPU checks. */
 	xs_store_relaxed(&c->fresh, true);
 	if (!c->daemon_of || (hc.generation == dc->seen_gen && dc->daemon_view))
@@ -787,7 +920,7 @@ static bool xs_daemon_conn_alive(const struct xs_daemon_conn *c, uint64_t now)
 {
 	struct xs_abi_header hc;
 
-	return !xs_daemon_read_header(c->state, &hc) &&
+	return !xs_daemon_read_header(c->state_fd, &hc) &&
 	       !memcmp(&hc, c->layout, sizeof(c->layout)) &&
 	       xs_abi_fresh(hc.heartbeat_ns, hc.flags, now, xs_daemon_max_age(hc.tick_ns));
 }

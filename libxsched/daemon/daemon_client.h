@@ -5,8 +5,9 @@
  * XSCHED_DAEMON=auto (default) connects at xs_runtime_create() when
  * <XSCHED_RUNTIME_DIR>/socket exists, =required fails creation without it,
  * =off never connects. A connection (struct xs_daemon_conn) is: HELLO, the
- * two read-only descriptors it returns (state file, worker-state array)
- * mapped read-only, and REGISTER of every worker's thread id.
+ * two read-only descriptors it returns (the state file, read with pread();
+ * the worker-state array, mapped read-only when it is a BPF map, copied
+ * when it is a file: see below), and REGISTER of every worker's tid.
  *
  * What the library takes from it, and where:
  *
@@ -24,7 +25,13 @@
  * Nothing read from shared memory is trusted: the layout is checked at
  * connect and again at every poll (a layout that changed is rejected), CPU
  * and slot indexes are range-checked, rows must be permutations
- * (xs_victim_table_check) before they are adopted.
+ * (xs_victim_table_check) before they are adopted. The state file is never
+ * mapped: whoever runs the daemon can shrink it, and a load from a mapped
+ * page past its new end is a SIGBUS. It is copied with pread() under the
+ * seqlock (xs_daemon_state_begin/retry), and only the copy is looked at. A
+ * worker-state array that is a regular file (degraded mode) is copied the
+ * same way at every poll into private memory that thieves read; only a
+ * BPF map's, which cannot shrink, is mapped.
  *
  * Lifetimes. Views and connections are immutable once published and are
  * read by thieves without a lock, so one that is replaced is retired with
@@ -65,10 +72,16 @@ struct xs_victim_view;
 struct xs_daemon_conn {
 	int fd;                             /* the client socket */
 	uint32_t mode;                      /* XS_ABI_MODE_* from HELLO */
-	const struct xs_abi_header *state;  /* read-only mapping */
-	size_t state_size;
-	const struct xs_abi_worker *workers; /* read-only mapping, or NULL */
+	int state_fd;                       /* the state file, read with pread() */
+	size_t state_size;                  /* its size at connect */
+	/* The BPF map's read-only mapping, or workers_copy, or NULL. */
+	const struct xs_abi_worker *workers;
 	size_t workers_size;
+	/* A regular file's copy (degraded mode): nslots entries, refreshed
+	 * from workers_fd at every poll, field by field with relaxed stores
+	 * (thieves read them with relaxed loads; one poll old at worst). */
+	struct xs_abi_worker *workers_copy;
+	int workers_fd;
 	uint32_t nslots;
 	uint32_t ncpus;                     /* the daemon's CPUs */
 	uint32_t nworkers;
@@ -156,7 +169,7 @@ struct xs_daemon_info {
 
 /* xs_runtime_create(), after the own view is published and before the
  * threads start: nothing under off; under required, a connection (HELLO,
- * mappings) or -errno with a message naming XSCHED_DAEMON. */
+ * the state checked) or -errno with a message naming XSCHED_DAEMON. */
 int xs_daemon_client_create(struct xs_runtime *rt);
 /* A worker thread records its tid (xs_worker_main, before rows_ready). */
 void xs_daemon_client_thread(struct xs_runtime *rt, uint32_t id);
@@ -175,20 +188,30 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 
 /*
  * Reading the state file, step by step (connect, then every poll); the
- * real code and tests/fuzz/daemon-state.c call these. A consistent copy of
- * the header or -EAGAIN (torn); the checks of a new connection's mapped
- * state; the row buffers for it; its victim rows as a table of ours (or
- * NULL, *@err = 0 unchanged, -EAGAIN, -EBADMSG, -ENOMEM).
+ * real code and tests/fuzz/daemon-state.c call these. The seqlock's read
+ * side over pread() of descriptor @fd: begin (0 and the even sequence, or
+ * -EAGAIN while a write is in progress, -EBADMSG for a file too short),
+ * retry (whether the sequence moved since), and how long to keep trying
+ * (XS_ABI_READ_WAIT_NS from @start_ns, pausing after XS_ABI_READ_RETRIES
+ * tries). A consistent copy of the header or -EAGAIN (torn until the
+ * time was up), -EBADMSG (the file shrank); the checks of a new
+ * connection's state; the row buffers for it; its victim rows as a table
+ * of ours (or NULL, *@err = 0 unchanged, -EAGAIN, -EBADMSG, -ENOMEM).
  */
 struct xs_victim_table;
-int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *copy);
+int xs_daemon_pread(int fd, void *buf, size_t len, uint64_t off);
+int xs_daemon_state_begin(int fd, uint64_t *seq);
+bool xs_daemon_state_retry(int fd, uint64_t seq);
+bool xs_daemon_read_wait(uint64_t start_ns, int tries);
+int xs_daemon_read_header(int fd, struct xs_abi_header *copy);
 
 /*
  * A HELLO to the daemon serving runtime directory @dir: connect (send and
  * receive time out after @timeout_us), send HELLO, receive the reply and
- * its two descriptors, map the state file read-only. On success 0, and
- * @h holds the socket, the mapping (not yet checked beyond its size) and
- * the worker-state descriptor, which the caller maps or closes. On failure
+ * its two descriptors, check that the state is a regular file of a sane
+ * size. On success 0, and @h holds the socket, the state's descriptor
+ * (not yet checked beyond its type and size) and the worker-state
+ * descriptor, which the caller maps, copies or closes. On failure
  * -errno (-EBADMSG: a malformed reply or state file), nothing left open,
  * and *@why names the step: "socket", "HELLO" or "state file". Allocates
  * nothing (the runtime's no-malloc guarantee with XSCHED_DAEMON=auto).
@@ -196,8 +219,8 @@ int xs_daemon_read_header(const struct xs_abi_header *h, struct xs_abi_header *c
 struct xs_daemon_hello {
 	int fd;                 /* the connected socket */
 	int workers_fd;         /* the worker-state file's descriptor */
-	void *state;            /* the state file, mapped read-only */
-	size_t state_size;
+	int state_fd;           /* the state file's */
+	size_t state_size;      /* its size then */
 	struct xs_abi_reply reply;
 };
 int xs_daemon_hello(const char *dir, long timeout_us, struct xs_daemon_hello *h,
@@ -225,10 +248,20 @@ struct xs_cpu_share {
 			       * -EBADMSG, ...) */
 };
 
+/*
+ * This process's share in the state file @fd (@size bytes at connect,
+ * header lines 0-1 then as in @layout), copied with the header under the
+ * seqlock and checked: the share reader's step that tests/fuzz reaches
+ * without a daemon. Returns 0 and fills @out, or -EAGAIN (torn for
+ * XS_ABI_READ_WAIT_NS), -EBADMSG (corrupt or shrunk: *@what says how),
+ * -ESTALE, -ESHUTDOWN, -errno.
+ */
+int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *out,
+		  const char **what);
 /* The share now, >= 1; @out (may be NULL) says where it comes from. Reads
  * XSCHED_DAEMON and XSCHED_RUNTIME_DIR at the first call. Thread-safe. */
 uint32_t xs_daemon_share(struct xs_cpu_share *out);
-/* Forget the mapping and the options read (tests that change them). */
+/* Forget the connection and the options read (tests that change them). */
 void xs_daemon_share_reset(void);
 /* libgomp's dyn-var rule: @ncpus less @loadavg + 0.1, at least 1. */
 uint32_t xs_share_loadavg_rule(uint32_t ncpus, double loadavg);

@@ -12,12 +12,15 @@
  * process from its HELLO for its hold time, so that two programs started
  * together see each other before their first teams). Every call copies the
  * header and this process's entry under the seqlock, checks what it copied,
- * and answers. The first call after connecting waits for the daemon's next
- * whole tick (two generations, at most XS_SHARE_WAIT_TICKS ticks) so that
- * the HELLO is counted: once per process, up to two ticks (20 ms by
- * default). A mutex serialises callers: a call is a few hundred
- * nanoseconds, once per parallel region, and the mapping can then be
- * replaced (daemon restarted) without a reader still in it.
+ * and answers. The state file is read with pread(), never mapped: whoever
+ * runs the daemon can shrink it, and a mapping would then kill this process
+ * with SIGBUS at its next parallel region; a short read is a corrupt state.
+ * The first call after connecting waits for the daemon's next whole tick
+ * (two generations, at most XS_SHARE_WAIT_TICKS ticks) so that the HELLO
+ * is counted: once per process, up to two ticks (20 ms by default). A
+ * mutex serialises callers: a call is a few system calls, once per
+ * parallel region, and the descriptor can then be replaced (daemon
+ * restarted) without a reader still using it.
  *
  * Fallbacks, each with its reason in struct xs_cpu_share:
  *   - XSCHED_DAEMON=off, no socket, a state that is stale or final: the
@@ -51,7 +54,7 @@ static struct {
 	bool loaded;                  /* options read */
 	int64_t daemon_mode;          /* XSCHED_DAEMON */
 	char dir[sizeof(((struct xs_options *)0)->runtime_dir)];
-	const struct xs_abi_header *state;
+	int state_fd;                 /* the state file, read with pread(); -1: none */
 	size_t state_size;
 	int fd;                       /* the connection, kept: the daemon counts it */
 	uint64_t hello_gen;           /* generation at HELLO; 0: its tick was seen */
@@ -59,7 +62,7 @@ static struct {
 	unsigned char layout[2 * XS_ABI_CACHE_LINE]; /* the layout lines at connect */
 	uint64_t last_attempt_ns;
 	int last_said;                /* the last reason printed, 0: none */
-} xs_share = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+} xs_share = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .state_fd = -1 };
 
 uint32_t xs_share_loadavg_rule(uint32_t ncpus, double loadavg)
 {
@@ -88,15 +91,16 @@ static uint32_t xs_share_fallback(struct xs_cpu_share *out, int why)
 
 static void xs_share_drop(void)
 {
-	if (xs_share.state)
-		munmap((void *)xs_share.state, xs_share.state_size);
-	xs_share.state = NULL;
+	if (xs_share.state_fd >= 0)
+		close(xs_share.state_fd);
+	xs_share.state_fd = -1;
 	if (xs_share.fd >= 0)
 		close(xs_share.fd);
 	xs_share.fd = -1;
 }
 
-/* HELLO, map the state, check its layout. 0 or -errno (-ENOENT: no daemon). */
+/* HELLO, keep the state's descriptor, check its layout. 0 or -errno
+ * (-ENOENT: no daemon). */
 static int xs_share_connect(void)
 {
 	struct xs_daemon_hello h;
@@ -109,7 +113,7 @@ static int xs_share_connect(void)
 	ret = xs_daemon_hello(xs_share.dir, 500000, &h, &why);
 	if (ret)
 		return ret;
-	ret = xs_daemon_read_header(h.state, &hc);
+	ret = xs_daemon_read_header(h.state_fd, &hc);
 	if (!ret)
 		ret = xs_abi_check_layout(&hc, h.state_size);
 	if (!ret && hc.nslots != h.reply.nslots)
@@ -121,7 +125,7 @@ static int xs_share_connect(void)
 	/* The worker states are the runtimes' business: only the state file
 	 * and the socket (the daemon counts this process while it is open). */
 	close(h.workers_fd);
-	xs_share.state = h.state;
+	xs_share.state_fd = h.state_fd;
 	xs_share.state_size = h.state_size;
 	xs_share.fd = h.fd;
 	memcpy(xs_share.layout, &hc, sizeof(xs_share.layout));
@@ -142,47 +146,62 @@ static void xs_share_say(int why, const char *what)
 		xs_share.dir, what, strerror(-why));
 }
 
-/*
- * This process's entry, copied with the header under the seqlock and
- * checked. Returns 0 and fills @out, or -EAGAIN (torn every time),
- * -EBADMSG (corrupt: *@what says how), -ESTALE, -ESHUTDOWN.
- */
-static int xs_share_read(struct xs_cpu_share *out, const char **what)
+/* daemon_client.h */
+int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *out,
+		  const char **what)
 {
-	const struct xs_abi_header *h = xs_share.state;
-	const struct xs_abi_share *shares;
-	struct xs_abi_share mine;
+	struct xs_abi_share mine = { 0 }, batch[64];
 	struct xs_abi_header hc;
 	uint32_t pid = (uint32_t)getpid();
+	uint64_t start = xs_now_ns();
 	bool found;
 
-	*what = "torn: its seqlock never settled";
 	for (int tries = 0;; tries++) {
-		uint64_t seq = xs_abi_read_begin(h);
+		uint64_t seq;
+		int ret = xs_daemon_state_begin(fd, &seq);
 
-		/* Plain copies racing with the writer, thrown away unless seq
-		 * held (the seqlock's intended race, see xs_abi_read_retry()). */
-		memcpy(&hc, (const void *)h, sizeof(hc));
 		found = false;
 		*what = NULL;
-		if (memcmp(&hc, xs_share.layout, sizeof(xs_share.layout)) ||
-		    xs_abi_check_layout(&hc, xs_share.state_size))
-			*what = "its layout changed";
-		else if (hc.share_count > hc.nshares)
-			*what = "share_count exceeds nshares";
-		else if (!hc.share_cpus || hc.share_cpus > hc.ncpus ||
-			 hc.share_active > hc.share_count)
-			*what = "share_cpus or share_active out of range";
-		if (!*what) {
-			shares = xs_abi_at(h, hc.share_off);
-			for (uint32_t i = 0; i < hc.share_count && !found; i++) {
-				memcpy(&mine, &shares[i], sizeof(mine));
+		if (!ret)
+			ret = xs_daemon_pread(fd, &hc, sizeof(hc), 0);
+		/* Everything below is checked on the copy hc, never read again
+		 * from the file; the checks of a copy that turns out torn are
+		 * thrown away with it. */
+		if (!ret) {
+			if (memcmp(&hc, layout, 2 * XS_ABI_CACHE_LINE) ||
+			    xs_abi_check_layout(&hc, size))
+				*what = "its layout changed";
+			else if (hc.share_count > hc.nshares)
+				*what = "share_count exceeds nshares";
+			else if (!hc.share_cpus || hc.share_cpus > hc.ncpus ||
+				 hc.share_active > hc.share_count)
+				*what = "share_cpus or share_active out of range";
+		}
+		/* The entries in use, a batch at a time (share_count, checked
+		 * above, bounds them inside the layout). */
+		for (uint32_t i = 0; !ret && !*what && !found && i < hc.share_count;) {
+			uint32_t k = hc.share_count - i < 64 ? hc.share_count - i : 64;
+
+			ret = xs_daemon_pread(fd, batch, k * sizeof(*batch),
+					      hc.share_off + (uint64_t)i * sizeof(*batch));
+			for (uint32_t j = 0; !ret && j < k && !found; j++) {
+				mine = batch[j];
 				found = mine.pid == pid;
 			}
+			i += k;
 		}
-		if (!xs_abi_read_retry(h, seq))
+		if (ret == -EBADMSG) {
+			*what = "shorter than its layout (truncated)";
+			return -EBADMSG;
+		}
+		if (ret && ret != -EAGAIN) {
+			*what = "cannot be read";
+			return ret;
+		}
+		if (!ret && !xs_daemon_state_retry(fd, seq))
 			break;
-		if (tries == XS_ABI_READ_RETRIES) {
+		/* A daemon descheduled mid-write is waited for (abi.h). */
+		if (!xs_daemon_read_wait(start, tries)) {
 			*what = "torn: its seqlock never settled";
 			return -EAGAIN;
 		}
@@ -251,7 +270,7 @@ uint32_t xs_daemon_share(struct xs_cpu_share *out)
 	}
 	now = xs_now_ns();
 	for (int pass = 0; pass < 2; pass++) {
-		if (!xs_share.state) {
+		if (xs_share.state_fd < 0) {
 			if (xs_share.last_attempt_ns &&
 			    now - xs_share.last_attempt_ns < XS_DAEMON_RETRY_NS) {
 				xs_share_fallback(out, -ENOTCONN);
@@ -276,15 +295,23 @@ uint32_t xs_daemon_share(struct xs_cpu_share *out)
 
 			t = !t ? XS_SHARE_TICK_NS : t > XS_SHARE_MAX_TICK_NS ? XS_SHARE_MAX_TICK_NS : t;
 			end = now + XS_SHARE_WAIT_TICKS * t;
-			/* Acquire: pairs with the release in xs_abi_write_end() of
-			 * the tick that advanced it; only a count: the share itself
-			 * is copied under the seqlock below. */
-			while (__atomic_load_n(&xs_share.state->generation, __ATOMIC_ACQUIRE) < want &&
-			       xs_now_ns() < end)
+			/* A count read alone (a copy, no ordering needed: the
+			 * share itself is copied under the seqlock below); a
+			 * file that cannot be read ends the wait, the read below
+			 * says why. */
+			for (;;) {
+				uint64_t gen;
+
+				if (xs_daemon_pread(xs_share.state_fd, &gen, sizeof(gen),
+						    offsetof(struct xs_abi_header, generation)) ||
+				    gen >= want || xs_now_ns() >= end)
+					break;
 				usleep(500);
+			}
 			xs_share.hello_gen = 0;
 		}
-		ret = xs_share_read(out, &what);
+		ret = xs_share_read(xs_share.state_fd, xs_share.state_size, xs_share.layout, out,
+				    &what);
 		if (!ret) {
 			xs_share.last_said = 0;
 			goto out;

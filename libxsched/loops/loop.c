@@ -704,8 +704,8 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	return 0;
 }
 
-static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
-		      const struct xs_loop_sched *sched)
+static int xs_for_run_claimed(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
+			      const struct xs_loop_sched *sched)
 {
 	struct xs_loop_sched s;
 	struct xs_loop_slot *slots = NULL;
@@ -713,10 +713,6 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 	double t0 = 0;
 	int ret, picked = XS_AFF_RUN_SCHEDULE;
 
-	if (!rt || !j->fn.s64)
-		return -EINVAL;
-	if (xs_self)
-		return -EBUSY;
 	/* DEFAULT (or none): the whole schedule from XSCHED_LOOP_*. */
 	if (sched && sched->kind != XS_LOOP_DEFAULT)
 		s = *sched;
@@ -772,6 +768,21 @@ static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
 	if (tried && ret >= 0)
 		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,
 				       xs_affinity_trial_now() - t0, rt->opt.verbose);
+	return ret;
+}
+
+/* A loop on @rt, by one thread at a time (as a job: xs_runtime_claim()). */
+static int xs_for_run(struct xs_runtime *rt, struct xs_for_job *j, uint64_t n,
+		      const struct xs_loop_sched *sched)
+{
+	int ret;
+
+	if (!rt || !j->fn.s64)
+		return -EINVAL;
+	if (xs_self || xs_runtime_claim(rt))
+		return -EBUSY;
+	ret = xs_for_run_claimed(rt, j, n, sched);
+	xs_runtime_unclaim(rt);
 	return ret;
 }
 

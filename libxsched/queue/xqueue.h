@@ -18,12 +18,18 @@
 #define XSCHED_XQUEUE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "queue/spsc.h"
 
 /* The default queue size for @nworkers workers (XSCHED_QUEUE_SIZE=0). */
 uint32_t xs_xqueue_default_size(uint32_t nworkers);
+
+/* 0 if @nworkers^2 queues of @size slots fit in half of the machine's
+ * memory; else -ENOMEM after a line naming XSCHED_WORKERS and
+ * XSCHED_QUEUE_SIZE (@size_set: the user's value, not the default). */
+int xs_xqueue_memory_check(uint32_t nworkers, uint32_t size, bool size_set);
 
 /* Bytes of one row: @n queues of @size slots. */
 static inline size_t xs_xqueue_row_bytes(uint32_t size, uint32_t n)

@@ -203,17 +203,28 @@ bad:
 
 /* The file system: xs_topology_load()'s source of files. */
 
+/* What fs_read() returns for a file that is not a regular file (open and
+ * read of a file never fail with it); read_rel() names it. */
+#define XS_TOPO_ENOTREG ENOTBLK
+
 static ssize_t fs_read(void *ctx, const char *path, const char *rel, char *buf, size_t cap)
 {
 	size_t used = 0;
+	struct stat st;
 	ssize_t ret;
 	int fd;
 
 	(void)ctx;
 	(void)rel;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put in a sysfs tree (XSCHED_SYSFS_ROOT) must
+	 * not block the open until a writer comes; it is refused below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -XS_TOPO_ENOTREG;
+	}
 	while (used < cap) {
 		ret = read(fd, buf + used, cap - used);
 		if (ret < 0 && errno == EINTR)
@@ -293,6 +304,11 @@ static int read_rel(struct loader *ld, int optional, const char *fmt, ...)
 		ret = -EFBIG;
 	}
 	ld->text[got] = '\0';
+	if (ret == -XS_TOPO_ENOTREG) {
+		topo_err(ld->path, "not a regular file (a FIFO, device, socket or directory "
+			 "is refused)");
+		return -EINVAL;
+	}
 	if (ret && ret != -EFBIG && !(optional && ret == -ENOENT))
 		topo_err(ld->path, "%s", strerror(-ret));
 	return ret;

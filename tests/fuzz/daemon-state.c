@@ -3,8 +3,9 @@
  * daemon-state.c - fuzz the library's reader of xschedd's state file.
  *
  * Input: 4 bytes (the slot count the daemon's HELLO reply announced, little
- * endian), then the state file as mapped. The steps are the library's own
- * (libxsched/daemon/daemon_client.c): the seqlocked header read (a torn file:
+ * endian), then the state file (in a memfd: the library reads it with
+ * pread(), as it reads the descriptor HELLO hands over). The steps are the
+ * library's own (libxsched/daemon/daemon_client.c): the seqlocked header read (a torn file:
  * -EAGAIN), the checks of a new connection (layout, slot count, the CPU
  * maps), then, as a poll does, the victim rows turned into a table of our
  * CPUs and checked. Our CPUs are those of tests/machines/2s2n4c, so a
@@ -12,6 +13,8 @@
  * reaches the rows. Promises: no read outside the file; a table that comes
  * back passes xs_victim_table_check().
  */
+#include <sys/mman.h>
+
 #include "fuzz.h"
 #include "daemon/daemon_client.h"
 #include "core/runtime.h"
@@ -41,8 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct xs_abi_header hc;
 	struct xs_victim_table *vt;
 	uint32_t nslots;
-	void *state;
-	int ret, err = 0;
+	int ret, err = 0, fd;
 
 	if (!rt.topo)
 		LLVMFuzzerInitialize(NULL, NULL);
@@ -51,21 +53,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&nslots, data, 4);
 	data += 4;
 	size -= 4;
-	/* A mapping is page aligned; the file is exactly its bytes. */
-	state = aligned_alloc(4096, (size + 4095) / 4096 * 4096 + 4096);
-	if (!state)
+	/* The file is exactly its bytes, but for an odd sequence: the reader
+	 * would wait XS_ABI_READ_WAIT_NS for the writer to end its section,
+	 * then give up (-EAGAIN; tests/xschedd-client-ignores-bad-state.c),
+	 * which is time, not parsing. */
+	fd = memfd_create("daemon-state", MFD_CLOEXEC);
+	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
 		abort();
-	memcpy(state, data, size);
+	if (size >= sizeof(struct xs_abi_header)) {
+		uint64_t seq;
+
+		memcpy(&seq, data + offsetof(struct xs_abi_header, seq), sizeof(seq));
+		seq &= ~1ull;
+		if (pwrite(fd, &seq, sizeof(seq), offsetof(struct xs_abi_header, seq)) !=
+		    (ssize_t)sizeof(seq))
+			abort();
+	}
 	memset(&c, 0, sizeof(c));
 	memset(&dc, 0, sizeof(dc));
 	c.fd = -1;
-	c.state = state;
+	c.workers_fd = -1;
+	c.state_fd = fd;
 	c.state_size = size;
 	if (size < sizeof(struct xs_abi_header))
 		goto out; /* xs_daemon_connect() refuses it before mapping */
 	/* The header read alone first: a torn header is -EAGAIN, which the
 	 * connect path would wait 10 ms for before giving up the same way. */
-	ret = xs_daemon_read_header(c.state, &hc);
+	ret = xs_daemon_read_header(c.state_fd, &hc);
 	if (ret) {
 		FUZZ_CHECK(ret == -EAGAIN);
 		goto out;
@@ -78,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(c.ncpus >= 1 && c.nslots == nslots);
 	if (!c.daemon_of || xs_daemon_rows_alloc(&dc, &rt, &c))
 		goto out; /* worker state only, as in xs_daemon_poll() */
-	if (xs_daemon_read_header(c.state, &hc))
+	if (xs_daemon_read_header(c.state_fd, &hc))
 		goto out;
 	vt = xs_daemon_rows(&dc, &rt, &c, &hc, hc.seq, &err);
 	if (vt) {
@@ -93,6 +107,6 @@ out:
 	free(dc.adopted);
 	free(c.lib_of);
 	free(c.daemon_of);
-	free(state);
+	close(fd);
 	return 0;
 }

@@ -16,10 +16,11 @@
 # the top of the tree) it needs beyond libxsched.a; fuzz-NAME-ldlibs.
 
 fuzz-targets := daemon-request daemon-state top-pages trace-json mtx options omp-env topology \
-	affinity-files
+	affinity-files shared-readers
 
 fuzz-daemon-request-y := daemon/request.o
-fuzz-top-pages-y := $(addprefix tools/xsched-top/,pages.o daemon.o snap.o text.o)
+fuzz-top-pages-y := $(addprefix tools/xsched-top/,pages.o daemon.o snap.o text.o guard.o)
+fuzz-shared-readers-y := $(fuzz-top-pages-y)
 fuzz-trace-json-y := tools/common/json.o tools/xsched-trace/trace.o
 fuzz-trace-json-ldlibs := -lm
 fuzz-mtx-y := libxsched/cuda/mtx.o libxsched/cuda/csr.o

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * daemon.c - xschedd's state, as xsched-top shows it: the state file
- * mapped read-only, its layout checked with xs_abi_check_layout(), copied
- * under the seqlock (xs_abi_read_begin()/xs_abi_read_retry()), and the copy
- * checked again: a torn, invalid or foreign state is "absent" with the
+ * mapped read-only, a copy of its header checked with
+ * xs_abi_check_layout(), the whole copied under the seqlock
+ * (xs_abi_read_begin()/xs_abi_read_retry()) and under top_guard() (the
+ * file may shrink meanwhile), and that copy checked again and used alone:
+ * a torn, truncated, invalid or foreign state is "absent" with the
  * reason, never a crash.
  */
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "top.h"
@@ -34,58 +37,109 @@ static void top_daemon_absent(struct top_daemon *d, const char *fmt, const char 
 	snprintf(d->why, sizeof(d->why), fmt, a, b);
 }
 
+/* A state being copied out of its mapping, under top_guard(). */
+struct top_state_copy {
+	const struct xs_abi_header *map;
+	void *buf;              /* private, size bytes (or a header's) */
+	size_t size;
+	int torn;               /* the seqlock moved during the copy */
+};
+
+/* The header alone, to say what the file is before anything else. */
+static void top_state_header(void *arg)
+{
+	struct top_state_copy *sc = arg;
+
+	/* A plain copy: lines 0-1 are checked in the final copy again. */
+	memcpy(sc->buf, (const void *)sc->map, sizeof(struct xs_abi_header));
+}
+
+/* The whole file under the seqlock: torn unless seq held. */
+static void top_state_copy(void *arg)
+{
+	struct top_state_copy *sc = arg;
+	uint64_t seq = xs_abi_read_begin(sc->map);
+
+	/* Plain copy racing with the writer, thrown away unless seq held
+	 * (the seqlock's intended race, see xs_abi_read_retry()). */
+	memcpy(sc->buf, (const void *)sc->map, sc->size);
+	sc->torn = xs_abi_read_retry(sc->map, seq);
+}
+
+static void top_pause_50us(void)
+{
+	struct timespec ts = { 0, 50000 };
+
+	nanosleep(&ts, NULL);
+}
+
 void top_daemon_read(struct top_snap *s, const char *runtime_dir)
 {
 	struct top_daemon *d = &s->d;
-	const struct xs_abi_header *h = MAP_FAILED;
-	struct xs_abi_header *copy = NULL;
+	struct top_state_copy sc = { .map = MAP_FAILED };
+	struct xs_abi_header *copy = NULL, hc;
 	char path[4200];
 	struct stat st;
-	uint64_t seq = 0;
-	int fd, err, tries;
+	uint64_t start;
+	int fd, err;
 
 	memset(d, 0, sizeof(*d));
 	snprintf(path, sizeof(path), "%s/" XS_ABI_STATE_FILE, runtime_dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		top_daemon_absent(d, "%s: %s", path, strerror(errno));
 		return;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(*h) ||
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < sizeof(hc) ||
 	    (uint64_t)st.st_size > TOP_MAX_STATE) {
 		top_daemon_absent(d, "%s: %s", path, "not a state file (type or size)");
 		goto out;
 	}
-	h = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED) {
+	sc.size = (size_t)st.st_size;
+	sc.map = mmap(NULL, sc.size, PROT_READ, MAP_SHARED, fd, 0);
+	if (sc.map == MAP_FAILED) {
 		top_daemon_absent(d, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	err = xs_abi_check_layout(h, (uint64_t)st.st_size);
+	/* What the file is, from a copy of its header. */
+	sc.buf = &hc;
+	if (top_guard(top_state_header, &sc)) {
+		top_daemon_absent(d, "%s: %s", path, "truncated while read");
+		goto out;
+	}
+	err = xs_abi_check_layout(&hc, sc.size);
 	if (err) {
 		top_daemon_absent(d, "%s: %s", path,
 				  err == -EPROTO ? "another daemon or ABI version"
 						 : "inconsistent layout");
 		goto out;
 	}
-	copy = malloc((size_t)st.st_size);
+	copy = aligned_alloc(XS_ABI_CACHE_LINE, xs_abi_align(sc.size, XS_ABI_CACHE_LINE));
 	if (!copy) {
 		top_daemon_absent(d, "%s: %s", path, strerror(ENOMEM));
 		goto out;
 	}
-	for (tries = 0;; tries++) {
-		seq = xs_abi_read_begin(h);
-		memcpy(copy, h, (size_t)st.st_size);
-		if (!xs_abi_read_retry(h, seq))
+	sc.buf = copy;
+	start = top_now_ns();
+	for (int tries = 0;; tries++) {
+		if (top_guard(top_state_copy, &sc)) {
+			top_daemon_absent(d, "%s: %s", path, "truncated while read");
+			goto out;
+		}
+		if (!sc.torn)
 			break;
-		if (tries == XS_ABI_READ_RETRIES) {
+		/* A writer descheduled mid-write is waited for; one that
+		 * died mid-write (seq odd for good) is not (abi.h). */
+		if (top_now_ns() - start > XS_ABI_READ_WAIT_NS) {
 			top_daemon_absent(d, "%s: %s", path,
 					  "torn on every read (writer stopped mid-write?)");
 			goto out;
 		}
+		if (tries >= XS_ABI_READ_RETRIES)
+			top_pause_50us();
 	}
-	/* The copy is what we use: check it, not the live mapping. */
-	if (xs_abi_check_layout(copy, (uint64_t)st.st_size)) {
+	/* The copy is what we use: check it, never the live mapping. */
+	if (xs_abi_check_layout(copy, sc.size)) {
 		top_daemon_absent(d, "%s: %s", path, "layout changed while read");
 		goto out;
 	}
@@ -136,7 +190,7 @@ void top_daemon_read(struct top_snap *s, const char *runtime_dir)
 			d->victims[i].cpu_index = UINT32_MAX;
 out:
 	free(copy);
-	if (h != MAP_FAILED)
-		munmap((void *)h, (size_t)st.st_size);
+	if (sc.map != MAP_FAILED)
+		munmap((void *)sc.map, sc.size);
 	close(fd);
 }

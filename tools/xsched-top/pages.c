@@ -3,8 +3,10 @@
  * pages.c - reading the statistics pages that runtimes publish
  * (include/xsched/stats_page.h).
  *
- * Nothing in a page is trusted: the file must be a regular file of a sane
- * size whose layout passes xs_stats_check_layout(), whose pid matches its
+ * Nothing in a page is trusted: it is copied out of its mapping once (a
+ * copy that a truncation cuts short is dropped, guard.c) and only the
+ * copy is looked at. The file must be a regular file of a sane size whose
+ * copy's layout passes xs_stats_check_layout(), whose pid matches its
  * name and whose owner is the uid it claims (or root). A page that fails
  * is skipped with a note. A page whose process is gone (no such pid, or a
  * pid whose start time differs: reused) is dead and removed, when this
@@ -65,10 +67,39 @@ static const char *top_layout_why(int err)
 	return err == -EPROTO ? "bad magic or version" : "inconsistent layout";
 }
 
+/* A page being copied out of its mapping (top_page_copy(), guarded). */
+struct top_page_copy {
+	const void *map;        /* the mapping, size bytes */
+	void *buf;              /* private memory, size bytes */
+	size_t size;            /* a multiple of 8 */
+};
+
+/*
+ * The whole page into private memory, once: everything the reader checks
+ * and uses is this copy, never the mapping again (its owner may rewrite
+ * any of it, lines 0-1 included, or shrink the file: top_guard()). The
+ * generation is loaded first with acquire (pairs with the publisher's
+ * release store of it), then every 64-bit word relaxed (the publisher's
+ * single stores: a mix of two publications at worst, never a torn word).
+ */
+static void top_page_copy(void *arg)
+{
+	struct top_page_copy *pc = arg;
+	const __u64 *src = pc->map;
+	__u64 *dst = pc->buf, gen;
+
+	gen = __atomic_load_n(&((const struct xs_stats_header *)pc->map)->generation,
+			      __ATOMIC_ACQUIRE);
+	for (size_t k = 0; k < pc->size / sizeof(__u64); k++)
+		dst[k] = xs_stats_load(&src[k]);
+	((struct xs_stats_header *)pc->buf)->generation = gen;
+}
+
 /* Copy page @path (name @name in its directory) into a new entry of @s. */
 static void top_page_read(struct top_snap *s, const char *path, const char *name, uint32_t want)
 {
-	const struct xs_stats_header *h = MAP_FAILED;
+	struct top_page_copy pc = { .map = MAP_FAILED };
+	const struct xs_stats_header *h;
 	struct top_proc *pr, *procs;
 	unsigned long name_pid, name_id;
 	struct stat st;
@@ -93,17 +124,32 @@ static void top_page_read(struct top_snap *s, const char *path, const char *name
 		top_note(s, "skipped %s: not a regular file", path);
 		goto out;
 	}
+	/* Every valid page is a whole number of 256-byte records. */
 	if ((uint64_t)st.st_size < sizeof(*h) ||
-	    (uint64_t)st.st_size > xs_stats_page_size(XS_STATS_MAX_WORKERS)) {
+	    (uint64_t)st.st_size > xs_stats_page_size(XS_STATS_MAX_WORKERS) ||
+	    st.st_size % sizeof(*h)) {
 		top_note(s, "skipped %s: corrupt page (size %lld)", path, (long long)st.st_size);
 		goto out;
 	}
-	h = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED) {
+	pc.size = (size_t)st.st_size;
+	pc.map = mmap(NULL, pc.size, PROT_READ, MAP_SHARED, fd, 0);
+	if (pc.map == MAP_FAILED) {
 		top_note(s, "skipped %s: %s", path, strerror(errno));
 		goto out;
 	}
-	err = xs_stats_check_layout(h, (uint64_t)st.st_size);
+	pc.buf = aligned_alloc(_Alignof(struct xs_stats_header), pc.size);
+	if (!pc.buf) {
+		top_note(s, "skipped %s: %s", path, strerror(ENOMEM));
+		goto out;
+	}
+	if (top_guard(top_page_copy, &pc)) {
+		top_note(s, "skipped %s: truncated while read (it had %lld bytes)", path,
+			 (long long)st.st_size);
+		goto out;
+	}
+	/* From here on, only the copy. */
+	h = pc.buf;
+	err = xs_stats_check_layout(h, pc.size);
 	if (err) {
 		top_note(s, "skipped %s: corrupt page (%s)", path, top_layout_why(err));
 		goto out;
@@ -138,24 +184,9 @@ static void top_page_read(struct top_snap *s, const char *path, const char *name
 		goto out;
 	}
 	snprintf(pr->path, sizeof(pr->path), "%s", path);
-	/* The layout lines were checked above and never change. The rest is
-	 * the publisher's: acquire on generation first (pairs with its
-	 * release store), then relaxed field by field. */
-	memcpy(&pr->h, h, offsetof(struct xs_stats_header, generation));
-	pr->h.generation = __atomic_load_n(&h->generation, __ATOMIC_ACQUIRE);
-	pr->h.published_ns = xs_stats_load(&h->published_ns);
-	pr->h.period_ns = xs_stats_load(&h->period_ns);
-	pr->h.jobs = xs_stats_load(&h->jobs);
-	pr->h.dlb = xs_stats_load(&h->dlb);
-	pr->h.push = xs_stats_load(&h->push);
-	pr->h.flags = xs_stats_load(&h->flags);
-	for (uint32_t i = 0; i < h->nworkers; i++) {
-		const __u64 *src = (const __u64 *)xs_stats_worker_at(h, i);
-		__u64 *dst = (__u64 *)&pr->w[i];
-
-		for (size_t k = 0; k < sizeof(pr->w[i]) / sizeof(__u64); k++)
-			dst[k] = xs_stats_load(&src[k]);
-	}
+	pr->h = *h;
+	/* Inside the copy: xs_stats_check_layout() bounded the workers. */
+	memcpy(pr->w, (const char *)pc.buf + h->worker_off, h->nworkers * sizeof(*pr->w));
 	memcpy(pr->comm, pr->h.comm, 16);
 	pr->comm[16] = '\0';
 	for (char *c = pr->comm; *c; c++) /* shown on a terminal and in JSON */
@@ -163,8 +194,9 @@ static void top_page_read(struct top_snap *s, const char *path, const char *name
 			*c = '?';
 	s->nprocs++;
 out:
-	if (h != MAP_FAILED)
-		munmap((void *)h, (size_t)st.st_size);
+	free(pc.buf);
+	if (pc.map != MAP_FAILED)
+		munmap((void *)pc.map, pc.size);
 	close(fd);
 }
 

@@ -9,6 +9,7 @@
  *   snap.c    a refresh, rates against the previous one, sorting
  *   text.c    batch output: -b (plain text) and --json
  *   tui.c     the ncurses screen
+ *   guard.c   reading a mapping whose file may shrink (SIGBUS)
  */
 #ifndef XSCHED_TOP_H
 #define XSCHED_TOP_H
@@ -94,6 +95,11 @@ void top_note(struct top_snap *s, const char *fmt, ...) __attribute__((format(pr
 
 /* pages.c: add every valid page of @dir (and of process @pid, if not 0). */
 void top_pages_scan(struct top_snap *s, const char *dir, uint32_t pid);
+
+/* guard.c: run @fn(@arg), which copies from a shared mapping; 0, or
+ * -EFAULT when a load of it hit a page the file no longer has (SIGBUS:
+ * truncated meanwhile) and @fn was cut short. */
+int top_guard(void (*fn)(void *arg), void *arg);
 
 /* daemon.c: read <@runtime_dir>/state into s->d. */
 void top_daemon_read(struct top_snap *s, const char *runtime_dir);
