@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xschedd-abuse.h - what the tests that attack xschedd (issue 31) share,
- * on top of tests/xschedd-test.h: a scratch unprivileged user (useradd,
+ * xschedd-abuse.h - what the tests that attack xschedd share, on top of
+ * tests/xschedd-test.h: a scratch unprivileged user (tests/scratch-user.h,
  * removed at the end), processes that run as it, the daemon's CPU time and
  * its log's size, and its open-file limit set before it starts.
  *
@@ -15,16 +15,11 @@
 #include <pwd.h>
 #include <sys/resource.h>
 
+#include "scratch-user.h"
 #include "xschedd-test.h"
 
 /* A "# ..." line on stdout now (a test's child exits without flushing). */
 #define xsd_say(...) do { printf(__VA_ARGS__); fflush(stdout); } while (0)
-
-struct xsd_abuse_user {
-	char name[32];
-	uid_t uid;
-	gid_t gid;
-};
 
 /* Why the attack tests cannot run here, or NULL. */
 static inline const char *xsd_abuse_no_run_why(void)
@@ -38,51 +33,27 @@ static inline const char *xsd_abuse_no_run_why(void)
 	return NULL;
 }
 
-/* useradd a system user "xsd-@tag" without home or shell (one a test
- * that was killed left behind is removed first). 0 or -errno. */
-static inline int xsd_abuse_user_create(struct xsd_abuse_user *u, const char *tag)
+/* The attacker: a scratch user (tests/scratch-user.h). A tag names the
+ * test in messages only. 0, or -EPERM when none could be made. */
+static inline int xsd_abuse_user_create(struct scratch_user *u, const char *tag)
 {
-	char cmd[160];
-	struct passwd *pw;
+	const char *why = scratch_user_add(u);
 
-	snprintf(u->name, sizeof(u->name), "xsd-%.16s", tag);
-	if (getpwnam(u->name)) {
-		snprintf(cmd, sizeof(cmd), "/usr/sbin/userdel %s >/dev/null 2>&1", u->name);
-		(void)!system(cmd);
-	}
-	snprintf(cmd, sizeof(cmd),
-		 "/usr/sbin/useradd --system --no-create-home --shell /usr/sbin/nologin %s "
-		 ">/dev/null 2>&1",
-		 u->name);
-	if (system(cmd))
-		return -EPERM;
-	pw = getpwnam(u->name);
-	if (!pw) {
-		snprintf(cmd, sizeof(cmd), "/usr/sbin/userdel %s >/dev/null 2>&1", u->name);
-		(void)!system(cmd);
-		return -ENOENT;
-	}
-	u->uid = pw->pw_uid;
-	u->gid = pw->pw_gid;
-	return 0;
+	if (why)
+		fprintf(stderr, "# %s: %s\n", tag, why);
+	return why ? -EPERM : 0;
 }
 
-/* userdel the user (its processes, the test's children, are reaped). */
-static inline void xsd_abuse_user_remove(struct xsd_abuse_user *u)
+static inline void xsd_abuse_user_remove(struct scratch_user *u)
 {
-	char cmd[160];
-
-	if (!u->name[0])
-		return;
-	snprintf(cmd, sizeof(cmd), "/usr/sbin/userdel %s >/dev/null 2>&1", u->name);
-	(void)!system(cmd);
-	u->name[0] = '\0';
+	scratch_user_del(u);
+	u->made = 0;
 }
 
 /* In a child: become @u for good (groups, gid, uid). Exits 126 if not. */
-static inline void xsd_abuse_become(const struct xsd_abuse_user *u)
+static inline void xsd_abuse_become(const struct scratch_user *u)
 {
-	if (setgroups(0, NULL) || setgid(u->gid) || setuid(u->uid) || !getuid())
+	if (scratch_user_become(u))
 		_exit(126);
 }
 
@@ -91,7 +62,7 @@ static inline void xsd_abuse_become(const struct xsd_abuse_user *u)
  * @secs seconds at most, and runs @fn(@arg); its return is the exit
  * status. Returns the pid or -errno.
  */
-static inline pid_t xsd_abuse_spawn(const struct xsd_abuse_user *u, unsigned int secs,
+static inline pid_t xsd_abuse_spawn(const struct scratch_user *u, unsigned int secs,
 				    int (*fn)(void *), void *arg)
 {
 	pid_t pid = fork();

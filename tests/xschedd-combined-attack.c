@@ -167,7 +167,7 @@ static int shares(const struct xsd_test_client *c, pid_t pid, uint32_t *sum,
 TEST(root_is_served_fairly_under_every_attack_at_once)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	struct xs_daemon_info info;
 	struct xsd_test_client c;
 	pid_t atk[2 + NHOLDER + NFLOOD + NPINGER];

@@ -32,7 +32,7 @@ static int attacker(void *arg)
 TEST(emfile_neither_spins_nor_floods_the_log)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	struct xsd_test_client c;
 	unsigned int cpu;
 	long log0, log1;

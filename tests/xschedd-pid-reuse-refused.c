@@ -69,7 +69,7 @@ static pid_t fork_as(pid_t pid)
 TEST(reused_pid_not_registered)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	pid_t orig, old_pid, heir_pid, victim;
 	int status;
 	int32_t st = 0;

@@ -58,7 +58,7 @@ static int flooder(void *arg)
 TEST(register_flood_costs_little)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	struct xsd_test_client c;
 	struct xs_abi_reply r;
 	pid_t atk[NPROC];
@@ -117,7 +117,7 @@ static int knocker(void *arg)
 TEST(refusals_logged_rarely)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	unsigned long lines;
 	pid_t atk;
 	char b;

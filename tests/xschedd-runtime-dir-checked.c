@@ -13,7 +13,7 @@
 #include "kselftest_harness.h"
 #include "xschedd-abuse.h"
 
-static struct xsd_abuse_user u;
+static struct scratch_user u;
 static mode_t rt_mode;
 static int rt_foreign;
 

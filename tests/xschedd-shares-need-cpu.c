@@ -93,7 +93,7 @@ static int tally(const struct xsd_test_client *c, pid_t pid, struct tally *out)
 TEST(shares_follow_cpu_use_per_user)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	struct xsd_test_client c;
 	pid_t root_worker, pinger[NATK], busy[NATK];
 	struct tally tl;

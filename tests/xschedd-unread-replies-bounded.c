@@ -49,7 +49,7 @@ static int attacker(void *arg)
 TEST(unread_replies_do_not_starve_others)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	struct xsd_test_client c;
 	pid_t atk;
 	int status, ret;
@@ -109,7 +109,7 @@ static int hoarder(void *arg)
 TEST(closed_connections_do_not_pile_up)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	int status = -1, ret;
 	pid_t atk;
 

@@ -61,7 +61,7 @@ static int registrar(void *arg)
 TEST(one_user_cannot_take_every_slot)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	struct xsd_test_client c;
 	struct xs_abi_reply r;
 	pid_t atk[NPROC];
@@ -130,7 +130,7 @@ static int closed_by_daemon(int fd)
 TEST(user_connections_bounded_idle_ones_closed)
 {
 	const char *why = xsd_abuse_no_run_why();
-	struct xsd_abuse_user u = { 0 };
+	struct scratch_user u = { 0 };
 	struct xsd_test_client idle, busy;
 	struct xs_abi_reply r;
 	uint32_t self;
