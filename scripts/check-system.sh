@@ -246,7 +246,7 @@ boot() { # boot NAME MODE QEMU-NUMA-ARGS...
 		sleep 1
 		if ((SECONDS >= next)); then
 			phase "$name: $((SECONDS - start)) s, console: $(tr -d '\r' <"$tmp/console.$name" 2>/dev/null |
-				grep -v '^$' | tail -n 1 | cut -c1-100)"
+				sed 's/\x1b\[[0-9;]*[a-zA-Z]//g' | grep -v '^$' | tail -n 1 | cut -c1-100)"
 			next=$((SECONDS + tick_s))
 		fi
 	done
