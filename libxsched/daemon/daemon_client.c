@@ -555,11 +555,11 @@ static void xs_daemon_reject(struct xs_daemon_client *dc, struct xs_runtime *rt,
 	/* Relaxed: fresh is advice read by thieves (xs_daemon_idle()); the
 	 * counters and last_reject are statistics read as they are. */
 	xs_store_relaxed(&c->fresh, false);
-	atomic_fetch_add_explicit(&dc->rejected, 1, memory_order_relaxed);
+	xs_fetch_add_relaxed(&dc->rejected, 1);
 	xs_store_relaxed(&dc->last_reject, why);
 	if (dc->daemon_view) {
 		xs_daemon_publish(dc, rt, dc->own_view, false);
-		atomic_fetch_add_explicit(&dc->fallbacks, 1, memory_order_relaxed);
+		xs_fetch_add_relaxed(&dc->fallbacks, 1);
 		xs_daemon_log(rt, "state %s: back to our own victim table\n",
 			      why == -ESTALE ? "stale" : why == -ESHUTDOWN ? "final (daemon exited)"
 			      : why == -EAGAIN ? "torn" : "invalid");
@@ -693,14 +693,14 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 
 	/* Acquire: pairs with the release that frees busy below, so the
 	 * previous holder's writes to the guarded fields are visible. */
-	if (atomic_exchange_explicit(&dc->busy, true, memory_order_acquire))
+	if (xs_exchange_acquire(&dc->busy, true))
 		return;
 	now = xs_now_ns();
 	/* Acquire: see xs_daemon_idle(). */
 	c = xs_load_acquire(&dc->conn);
 	if (!c || (!force && now < xs_load_relaxed(&dc->next_poll_ns)))
 		goto out;
-	atomic_fetch_add_explicit(&dc->polls, 1, memory_order_relaxed);
+	xs_fetch_add_relaxed(&dc->polls, 1);
 	/* Relaxed: a poll time, see xs_daemon_idle(); a torn or invalid
 	 * state is looked at again soon, a good one after a tick (below). */
 	xs_store_relaxed(&dc->next_poll_ns, now + XS_DAEMON_POLL_MIN_NS);
@@ -761,7 +761,7 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 	}
 	xs_daemon_publish(dc, rt, view, true);
 	/* Relaxed: a statistic; its first value only decides the log line. */
-	if (!atomic_fetch_add_explicit(&dc->adopted_tables, 1, memory_order_relaxed))
+	if (!xs_fetch_add_relaxed(&dc->adopted_tables, 1))
 		xs_daemon_log(rt, "using the daemon's victim table\n");
 	goto out;
 
@@ -769,7 +769,7 @@ reject:
 	xs_daemon_reject(dc, rt, c, ret);
 out:
 	/* Release: pairs with the acquire of the next holder. */
-	atomic_store_explicit(&dc->busy, false, memory_order_release);
+	xs_store_release(&dc->busy, false);
 }
 
 /* Take busy on the job-start thread; waits only for a poll in progress,
@@ -777,14 +777,14 @@ out:
 static void xs_daemon_busy_take(struct xs_daemon_client *dc)
 {
 	/* Acquire: as in xs_daemon_poll(). */
-	while (atomic_exchange_explicit(&dc->busy, true, memory_order_acquire))
+	while (xs_exchange_acquire(&dc->busy, true))
 		sched_yield();
 }
 
 static void xs_daemon_busy_drop(struct xs_daemon_client *dc)
 {
 	/* Release: pairs with the acquire of the next holder. */
-	atomic_store_explicit(&dc->busy, false, memory_order_release);
+	xs_store_release(&dc->busy, false);
 }
 
 /* Size the row buffers for connection @c. */
@@ -826,7 +826,7 @@ static void xs_daemon_conn_publish(struct xs_daemon_client *dc, struct xs_runtim
 	dc->seen_gen = 0;
 	/* Relaxed: a poll time and a statistic (see xs_daemon_idle()). */
 	xs_store_relaxed(&dc->next_poll_ns, 0);
-	atomic_fetch_add_explicit(&dc->connects, 1, memory_order_relaxed);
+	xs_fetch_add_relaxed(&dc->connects, 1);
 	xs_daemon_log(rt, "connected to %s (%s mode, %u CPUs), %u of %u workers registered%s\n",
 		      xs_daemon_dir(rt), c->mode == XS_ABI_MODE_BPF ? "BPF" : "degraded",
 		      c->ncpus, c->registered, c->nworkers,

@@ -316,9 +316,9 @@ static inline uint32_t xs_daemon_worker_state(const struct xs_daemon_client *dc,
 	 * write at every context switch: one switch old at worst, and the tid
 	 * check drops a slot that was reclaimed and given to another thread.
 	 * since_ns may be one switch newer or older than state: advice. */
-	st = __atomic_load_n(&ws->state, __ATOMIC_RELAXED);
-	*since = __atomic_load_n(&ws->since_ns, __ATOMIC_RELAXED);
-	return __atomic_load_n(&ws->tid, __ATOMIC_RELAXED) == c->tid[v] ? st : XS_ABI_WORKER_FREE;
+	st = xs_plain_load_relaxed(&ws->state);
+	*since = xs_plain_load_relaxed(&ws->since_ns);
+	return xs_plain_load_relaxed(&ws->tid) == c->tid[v] ? st : XS_ABI_WORKER_FREE;
 }
 
 /* Whether worker @v is, as far as the daemon's worker state says, off its
