@@ -13,6 +13,7 @@
  * samples whatever the load.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -24,6 +25,11 @@
 
 static _Atomic uint32_t worker_tid;
 static _Atomic int spin = 1;
+/* Set by the test: the spinner sleeps once. The BPF programs stamp what
+ * runs on a CPU (idle, worker, other) at each switch, so a thread that
+ * was unregistered while it ran counts as a worker until its next switch;
+ * on a CPU nothing else wants, that can be seconds away. */
+static _Atomic int nap;
 
 static void *worker(void *arg)
 {
@@ -31,7 +37,8 @@ static void *worker(void *arg)
 	xsd_test_pin(1);
 	worker_tid = xsd_test_gettid();
 	while (spin)
-		;
+		if (atomic_exchange(&nap, 0))
+			usleep(1000);
 	return NULL;
 }
 
@@ -117,6 +124,7 @@ TEST(spinning_worker_time_is_worker_time)
 	EXPECT_LE(m.mean, 2 * m.ran + 50); /* nothing else on CPU 1 is a worker */
 
 	ASSERT_EQ(0, xsd_test_call(w.c.fd, XS_ABI_UNREGISTER, &tid, 1, &r, NULL));
+	atomic_store(&nap, 1); /* a switch: from now on it runs as other work */
 	/* no worker left: every tick's sample is 0, so the decayed share
 	 * falls below 50 within ~9 ticks, whatever else runs */
 	for (int tick = 0; tick < 10 * SETTLE_TICKS && v > 50; tick++) {
