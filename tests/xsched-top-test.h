@@ -228,7 +228,7 @@ static inline int tt_forge_page(const char *dir, pid_t pid, const char *comm,
 	h->uid = (__u32)getuid();
 	h->nnodes = 1;
 	h->queue_size = 256;
-	strncpy((char *)h->comm, comm, sizeof(h->comm) - 1);
+	memcpy(h->comm, comm, strnlen(comm, sizeof(h->comm) - 1));
 	h->created_ns = 1000000000ull;
 	h->generation = 1;
 	h->published_ns = 2000000000ull;
