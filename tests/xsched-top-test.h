@@ -228,7 +228,8 @@ static inline int tt_forge_page(const char *dir, pid_t pid, const char *comm,
 	h->uid = (__u32)getuid();
 	h->nnodes = 1;
 	h->queue_size = 256;
-	memcpy(h->comm, comm, strnlen(comm, sizeof(h->comm) - 1));
+	for (size_t i = 0; i < sizeof(h->comm) - 1 && comm[i]; i++)
+		h->comm[i] = (__u8)comm[i];
 	h->created_ns = 1000000000ull;
 	h->generation = 1;
 	h->published_ns = 2000000000ull;
