@@ -146,11 +146,11 @@ static void top_proc_command(struct top_proc *p)
 	char path[64], buf[4096], comm[sizeof(p->comm)];
 	size_t n = strlen(p->comm);
 
-	snprintf(p->cmd, sizeof(p->cmd), "%s", p->comm);
-	if (n < 15)
-		return;
 	snprintf(comm, sizeof(comm), "%s", p->comm);
 	top_printable(comm);
+	snprintf(p->cmd, sizeof(p->cmd), "%s", comm);
+	if (n < 15)
+		return;
 	for (int k = 0; k < 2; k++) {
 		const char *base;
 		ssize_t r;
