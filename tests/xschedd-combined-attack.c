@@ -64,28 +64,17 @@ static int idle_connections(void *arg)
 	return 0;
 }
 
-static void *sleeper(void *arg)
-{
-	*(_Atomic uint32_t *)arg = xsd_test_gettid();
-	pause();
-	return NULL;
-}
-
 /* Threads of its own, registered (@flood: unregistered and again, for
  * ever). */
 static int registrar(void *arg)
 {
-	_Atomic uint32_t tids[NHOLDER_THR] = { 0 };
 	uint32_t mine[NHOLDER_THR];
 	bool flood = arg != NULL;
 	struct xs_abi_reply r;
-	pthread_t th;
 	int fd;
 
-	for (int i = 0; i < NHOLDER_THR; i++)
-		pthread_create(&th, NULL, sleeper, (void *)&tids[i]);
-	for (int i = 0; i < NHOLDER_THR; i++)
-		mine[i] = xsd_test_await_tid(&tids[i]);
+	if (xsd_test_idle_threads(mine, NHOLDER_THR))
+		return 1;
 	fd = xsd_test_connect(&t);
 	if (fd < 0 || signal_ready())
 		return 1;

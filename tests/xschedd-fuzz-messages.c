@@ -157,30 +157,19 @@ TEST_F_TIMEOUT(storm, random_truncated_oversized_messages, 600)
 #define NCLIENTS 8
 #define STORM_MS 3000
 
-static void *idle_thread(void *arg)
-{
-	*(volatile uint32_t *)arg = xsd_test_gettid();
-	pause();
-	return NULL;
-}
-
 /* One client of the concurrent storm, in its own process: for STORM_MS,
  * a random request at a time on a connection it keeps until the daemon
  * closes it (or it drops it itself, mid-message at times). */
 static int storm_client(const struct xsd_test *t, uint64_t seed)
 {
-	volatile uint32_t own[4] = { 0 };
+	uint32_t own[4];
 	unsigned char buf[1024];
 	uint64_t end = xsd_test_now_ns() + (uint64_t)STORM_MS * 1000000;
-	pthread_t th;
 	int fd = -1;
 
 	rng = seed;
-	for (int i = 0; i < 4; i++)
-		pthread_create(&th, NULL, idle_thread, (void *)&own[i]);
-	for (int i = 0; i < 4; i++)
-		while (!own[i])
-			sched_yield();
+	if (xsd_test_idle_threads(own, 4))
+		return 1;
 	while (xsd_test_now_ns() < end) {
 		struct xs_abi_reply r;
 		int fds[2] = { -1, -1 };

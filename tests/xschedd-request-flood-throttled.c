@@ -20,26 +20,15 @@
 static struct xsd_test t;
 static int ready[2];
 
-static void *sleeper(void *arg)
-{
-	*(_Atomic uint32_t *)arg = xsd_test_gettid();
-	pause();
-	return NULL;
-}
-
 static int flooder(void *arg)
 {
-	_Atomic uint32_t tids[NTHR] = { 0 };
 	uint32_t mine[NTHR];
 	struct xs_abi_reply r;
-	pthread_t th;
 	int fd;
 
 	(void)arg;
-	for (int i = 0; i < NTHR; i++)
-		pthread_create(&th, NULL, sleeper, (void *)&tids[i]);
-	for (int i = 0; i < NTHR; i++)
-		mine[i] = xsd_test_await_tid(&tids[i]);
+	if (xsd_test_idle_threads(mine, NTHR))
+		return 1;
 	fd = xsd_test_connect(&t);
 	if (write(ready[1], "r", 1) != 1 || fd < 0)
 		return 1;

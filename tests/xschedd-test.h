@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -387,6 +388,30 @@ static inline uint32_t xsd_test_await_tid(_Atomic uint32_t *tid)
 	while (!*tid)
 		xsd_test_sleep_ms(1);
 	return *tid;
+}
+
+static inline void *xsd_test_idle_thread(void *arg)
+{
+	*(_Atomic uint32_t *)arg = xsd_test_gettid();
+	pause();
+	return NULL;
+}
+
+/* Start @n threads of this process that only sleep (a process's own
+ * threads to register); their tids into @tids. 0 or -errno. */
+static inline int xsd_test_idle_threads(uint32_t *tids, int n)
+{
+	_Atomic uint32_t *got = calloc((size_t)n, sizeof(*got));
+	pthread_t th;
+
+	if (!got)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&th, NULL, xsd_test_idle_thread, (void *)&got[i]))
+			return -EAGAIN; /* @got stays: started threads still write it */
+	for (int i = 0; i < n; i++)
+		tids[i] = xsd_test_await_tid(&got[i]);
+	return 0; /* @got is the threads' for as long as they live */
 }
 
 /*

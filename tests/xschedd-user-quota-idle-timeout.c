@@ -23,29 +23,18 @@
 static struct xsd_test t;
 static int ready[2];
 
-static void *sleeper(void *arg)
-{
-	*(_Atomic uint32_t *)arg = xsd_test_gettid();
-	pause();
-	return NULL;
-}
-
 /* A process of the user: 4 threads, registered; writes how many got a
  * slot, then holds them. */
 static int registrar(void *arg)
 {
-	_Atomic uint32_t tids[NTHR] = { 0 };
 	uint32_t mine[NTHR];
 	struct xs_abi_reply r;
-	pthread_t th;
 	int fd, got = 0;
 	char n;
 
 	(void)arg;
-	for (int i = 0; i < NTHR; i++)
-		pthread_create(&th, NULL, sleeper, (void *)&tids[i]);
-	for (int i = 0; i < NTHR; i++)
-		mine[i] = xsd_test_await_tid(&tids[i]);
+	if (xsd_test_idle_threads(mine, NTHR))
+		return 1;
 	fd = xsd_test_connect(&t);
 	if (fd >= 0)
 		xsd_test_call(fd, XS_ABI_REGISTER, mine, NTHR, &r, NULL);
