@@ -119,7 +119,8 @@ struct xs_abi_header {
 	__u32 daemon_pid;
 	__u32 share_cpus;    /* CPUs xsched processes may use now (see struct xs_abi_share) */
 	__u64 numa_events[4]; /* move, swap, stick task; misplaced pages migrated */
-	__u32 share_active;  /* processes counted in the division (share.cpus > 0) */
+	__u32 share_active;  /* processes in the division (using a CPU), those left
+			      * with 0 CPUs included */
 	__u32 share_count;   /* shares[0..share_count) in use, the rest zero */
 	__u64 reserved[5];
 } __attribute__((aligned(XS_ABI_CACHE_LINE)));
@@ -164,13 +165,13 @@ struct xs_abi_worker {
 /*
  * Machine-wide arbitration: each tick, the CPUs xsched processes may use
  * (header.share_cpus: the CPUs less the whole CPUs that other work keeps
- * busy, at least 1) divided among the processes whose registered workers
- * ran or were runnable, or that said HELLO, within the daemon's hold time
- * (header.share_active of them). A process that went idle stays listed with cpus 0 and its
- * part goes to the others. Shares differ by at most one; their sum is
- * share_cpus when at least one process is active and no more processes
- * are active than CPUs (each gets 1 at least). cpus[].share_pid gives each
- * active process a disjoint set of its share's size where the CPUs suffice,
+ * busy, at least 1) divided among the listed processes that use a CPU
+ * (a worker on a CPU or waiting for one, or threads whose CPU time grew;
+ * header.share_active of them): in equal parts per user first, then per
+ * process within each user. A process that went idle stays listed with
+ * cpus 0 and its part goes to the others. The parts never add up to more
+ * than share_cpus; with more active processes than CPUs the last get 0.
+ * cpus[].share_pid gives each active process a disjoint set of its share's size where the CPUs suffice,
  * handed out node by node (every CPU of a node before the next node's), so
  * that a share of whole nodes is node-aligned. A process without an entry
  * or with cpus 0 that starts work should take share_cpus / (the other
