@@ -52,6 +52,7 @@ struct xs_aff_hgraph {
 	uint32_t *ethreads;    /* nentries thread ids, increasing per edge */
 };
 
+/* affinity_graph.c: frees what a recording or a graph file filled in. */
 void xs_aff_hgraph_free(struct xs_aff_hgraph *h);
 
 /* ---------------------------------------------------------------- */
@@ -223,7 +224,11 @@ struct xs_aff_memo {
 };
 
 void xs_affinity_choose(struct xs_runtime *rt, uint64_t n, struct xs_aff_choice *c);
+
+/* affinity_epoch.c: moved by every change of a schedule or a verdict, read
+ * by the choice to know its remembered answers are still good. */
 void xs_affinity_epoch_bump(void);
+uint64_t xs_affinity_epoch(void);
 
 /* ---------------------------------------------------------------- */
 /* Recording */

@@ -24,25 +24,12 @@
  * (xs_for_run() refuses a nested one; a caller hands the runtime to
  * another thread only through its own synchronization).
  *
- * The epoch is relaxed: it orders nothing else. A loop that follows a
- * change in the program's order (the same thread, or one that synchronized
- * with the changer) reads the new epoch by coherence and asks afresh; a
- * loop racing the change may use either answer, as it could under the
- * locks (the caller keeps an overridden schedule alive while loops may
- * use it). Tagging with the epoch read *before* asking means that a change
- * during the asking leaves a memo that is already stale.
+ * Tagging with the epoch read *before* asking (affinity_epoch.c) means
+ * that a change during the asking leaves a memo that is already stale.
  */
 
 #include "affinity/affinity.h"
-#include "base/atomics.h"
 #include "core/runtime.h"
-
-static _Atomic uint64_t xs_affinity_epoch = 1; /* 0 marks an empty memo */
-
-void xs_affinity_epoch_bump(void)
-{
-	xs_fetch_add_relaxed(&xs_affinity_epoch, 1);
-}
 
 static struct xs_aff_memo *xs_memo_find(struct xs_runtime *rt, uint64_t epoch, uint64_t n,
 					int64_t trials)
@@ -74,7 +61,7 @@ static void xs_memo_keep(struct xs_runtime *rt, uint64_t epoch, uint64_t n, int6
 
 void xs_affinity_choose(struct xs_runtime *rt, uint64_t n, struct xs_aff_choice *c)
 {
-	uint64_t epoch = xs_load_relaxed(&xs_affinity_epoch);
+	uint64_t epoch = xs_affinity_epoch();
 	int64_t trials = rt->opt.affinity_trial;
 	const struct xs_aff_memo *s = xs_memo_find(rt, epoch, n, trials);
 	const struct xs_affinity_map *m;

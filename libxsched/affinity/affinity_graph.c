@@ -17,6 +17,16 @@
 
 #include "affinity/affinity.h"
 
+void xs_aff_hgraph_free(struct xs_aff_hgraph *h)
+{
+	free(h->vweight);
+	free(h->eoff);
+	free(h->ethreads);
+	h->vweight = NULL;
+	h->eoff = NULL;
+	h->ethreads = NULL;
+}
+
 void xs_aff_graph_free(struct xs_aff_graph *g)
 {
 	free(g->xadj);

@@ -437,16 +437,6 @@ static double xs_rec_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void xs_aff_hgraph_free(struct xs_aff_hgraph *h)
-{
-	free(h->vweight);
-	free(h->eoff);
-	free(h->ethreads);
-	h->vweight = NULL;
-	h->eoff = NULL;
-	h->ethreads = NULL;
-}
-
 /* The hypergraph of the log: addresses touched by two threads or more. */
 static int xs_rec_build(struct xs_aff_hgraph *h)
 {
