@@ -8,10 +8,12 @@
  * This reader stays xsched's own, beside hwloc, because the synthetic trees
  * are a test input whose mistakes must be named: hwloc's Linux reader
  * (HWLOC_FSROOT) skips a missing or malformed file and builds whatever the
- * rest describes, and it reads hexadecimal cpumaps and meminfo that these
- * trees (and the hand-written ones under tests/machines) do not carry. No
- * CPU numbers of a synthetic tree are this system's, so no affinity mask or
- * cgroup cpuset applies to them.
+ * rest describes, and it reads hexadecimal cpumaps that the hand-written
+ * trees under tests/machines do not carry. Trees written by
+ * tools/xsched-mksysfs carry both forms, and hwloc reads them as this
+ * reader does (tests/topology-hwloc-reads-mksysfs.c). No CPU numbers of a
+ * synthetic tree are this system's, so no affinity mask or cgroup cpuset
+ * applies to them.
  *
  * Every file that cannot be read or parsed is reported once, as
  * "xsched: topology: <file>: <problem>", and the load fails with that errno.
