@@ -14,7 +14,8 @@ set -euo pipefail
 PACKAGES=(
 	build-essential   # gcc, g++, make, binutils
 	clang             # the second compiler every commit must build with
-	libnuma-dev       # NUMA topology and placement
+	libnuma-dev       # NUMA memory placement (the drop-in's allocator), tests' kernel view
+	libhwloc-dev      # the machine's topology and device locality (libxsched/topo)
 	libtbb-dev        # oneTBB, a baseline of the benchmarks
 	libomp-dev        # LLVM libomp, a baseline of the benchmarks
 	linux-source-6.1  # tools/testing/selftests/kselftest_harness.h

@@ -87,7 +87,7 @@ int main(void)
 	return 0;
 }
 EOF
-if ! "$cc" -O1 -I"$src/include" "$tmp/rec.c" "$build/libxsched.a" -lnuma -pthread \
+if ! "$cc" -O1 -I"$src/include" "$tmp/rec.c" "$build/libxsched.a" -lnuma -lhwloc -pthread \
 	-o "$tmp/rec" 2>"$tmp/cc.err" || ! "$cc" -O1 -fopenmp "$tmp/omp.c" -o "$tmp/omp" \
 	2>>"$tmp/cc.err"; then
 	result 0 "test programs build" "$(cat "$tmp/cc.err")"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * On the real machine the topology holds exactly the online CPUs this
- * process may run on, with libnuma's node of each CPU and its SLIT
+ * On the real machine the topology (hwloc's) holds exactly the online CPUs
+ * this process may run on, with libnuma's node of each CPU and its SLIT
  * distances; pinning the process to one CPU leaves one CPU; and reading
- * /sys/devices/system as if it were a synthetic root gives the same nodes
- * and distances as libnuma.
+ * /sys/devices/system as if it were a synthetic root (xsched's own sysfs
+ * reader) gives the same nodes and distances as hwloc.
  */
 #include <numa.h>
 #include <sched.h>
@@ -44,7 +44,7 @@ TEST(cpus_nodes_and_distances_match_the_kernel)
 	ASSERT_LT(0u, n);
 	t = xs_topology_load(NULL);
 	ASSERT_NE(NULL, t);
-	EXPECT_STREQ("sysfs", t->source);
+	EXPECT_STREQ("hwloc", t->source);
 	ASSERT_EQ(n, t->ncpus);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct xs_cpu_info *c = &t->cpus[i];
@@ -93,8 +93,8 @@ TEST(pinned_to_one_cpu_sees_one_cpu)
 	xs_topology_free(t);
 }
 
-/* The sysfs node reader (used for synthetic roots) and libnuma agree here. */
-TEST(sysfs_reader_agrees_with_libnuma)
+/* The sysfs reader (used for synthetic roots) and hwloc agree here. */
+TEST(sysfs_reader_agrees_with_hwloc)
 {
 	struct xs_topology *real = xs_topology_load(NULL);
 	struct xs_topology *sys = xs_topology_load("/sys/devices/system");

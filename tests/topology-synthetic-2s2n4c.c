@@ -2,7 +2,8 @@
 /*
  * The hand-written machine tests/machines/2s2n4c (not made by our own
  * writer) loads as what its README says: interleaved CPU numbers, sparse
- * node numbers, a memory-only node, an offline CPU and an asymmetric SLIT.
+ * node numbers, a memory-only node (listed apart from the nodes with CPUs),
+ * an offline CPU and an asymmetric SLIT.
  */
 #include <string.h>
 
@@ -87,6 +88,16 @@ TEST_F(m2s2n4c, asymmetric_distance_rows)
 			}
 		}
 	}
+}
+
+/* node6 holds memory and no CPU: listed apart, where memory can go */
+TEST_F(m2s2n4c, memory_only_node_listed_apart)
+{
+	ASSERT_EQ(1u, self->topo->nother_nodes);
+	EXPECT_EQ(6u, self->topo->other_node_ids[0]);
+	EXPECT_EQ(1u, self->topo->nkinds);
+	for (uint32_t i = 0; i < self->topo->ncpus; i++)
+		EXPECT_EQ(0u, self->topo->cpus[i].kind);
 }
 
 TEST_HARNESS_MAIN

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * topology.c - read the machine: usable CPUs, packages, SMT and LLC sharing,
- * NUMA nodes and their SLIT distances.
+ * topology.c - read a synthetic machine: usable CPUs, packages, SMT and LLC
+ * sharing, NUMA nodes and their SLIT distances from a directory laid out like
+ * /sys/devices/system (XSCHED_SYSFS_ROOT: tests, benchmarks, "2 sockets x 2
+ * nodes x 4 CPUs" on any box). The real machine is hwloc's (machine.c).
  *
- * Two sources, one reader. Everything about CPUs comes from files laid out
- * like /sys/devices/system, under either the real /sys/devices/system or a
- * synthetic root (tests, benchmarks: "2 sockets x 2 nodes x 4 CPUs" on any
- * box). Nodes come from libnuma on the real machine and from <root>/node on a
- * synthetic one (and on a real machine where libnuma finds no NUMA support).
+ * This reader stays xsched's own, beside hwloc, because the synthetic trees
+ * are a test input whose mistakes must be named: hwloc's Linux reader
+ * (HWLOC_FSROOT) skips a missing or malformed file and builds whatever the
+ * rest describes, and it reads hexadecimal cpumaps that the hand-written
+ * trees under tests/machines do not carry. Trees written by
+ * tools/xsched-mksysfs carry both forms, and hwloc reads them as this
+ * reader does (tests/topology-hwloc-reads-mksysfs.c). No CPU numbers of a
+ * synthetic tree are this system's, so no affinity mask or cgroup cpuset
+ * applies to them.
  *
  * Every file that cannot be read or parsed is reported once, as
  * "xsched: topology: <file>: <problem>", and the load fails with that errno.
@@ -16,8 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <numa.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +31,6 @@
 
 #include "topo/topology.h"
 
-#define REAL_ROOT "/sys/devices/system"
 #define TEXT_MAX 8192   /* a cpulist of 1024 CPUs, a distance row of 1024 nodes */
 #define MAX_CACHE_INDEX 64
 #define NO_NODE UINT32_MAX
@@ -39,7 +42,6 @@
 struct loader {
 	const char *root;             /* no trailing '/' */
 	const struct xs_topology_files *files; /* where the files come from */
-	int synthetic;
 	struct xs_topology *topo;
 	struct xs_cpumask usable;
 	struct xs_cpumask *smt;       /* thread_siblings_list & usable */
@@ -52,10 +54,7 @@ struct loader {
 	char text[TEXT_MAX];          /* its content */
 };
 
-static void topo_err(const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void topo_err(const char *file, const char *fmt, ...)
+void xs_topology_err(const char *file, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -290,7 +289,7 @@ static int read_rel(struct loader *ld, int optional, const char *fmt, ...)
 	rel = format_path(ld, fmt, ap);
 	va_end(ap);
 	if (rel < 0) {
-		topo_err(ld->path, "path longer than %d bytes", PATH_MAX - 1);
+		xs_topology_err(ld->path, "path longer than %d bytes", PATH_MAX - 1);
 		return -ENAMETOOLONG;
 	}
 	/* a file that fills the buffer may be longer: refused as too long */
@@ -300,17 +299,17 @@ static int read_rel(struct loader *ld, int optional, const char *fmt, ...)
 		ret = (int)got;
 		got = 0;
 	} else if ((size_t)got == sizeof(ld->text) - 1) {
-		topo_err(ld->path, "longer than %zu bytes", sizeof(ld->text) - 1);
+		xs_topology_err(ld->path, "longer than %zu bytes", sizeof(ld->text) - 1);
 		ret = -EFBIG;
 	}
 	ld->text[got] = '\0';
 	if (ret == -XS_TOPO_ENOTREG) {
-		topo_err(ld->path, "not a regular file (a FIFO, device, socket or directory "
+		xs_topology_err(ld->path, "not a regular file (a FIFO, device, socket or directory "
 			 "is refused)");
 		return -EINVAL;
 	}
 	if (ret && ret != -EFBIG && !(optional && ret == -ENOENT))
-		topo_err(ld->path, "%s", strerror(-ret));
+		xs_topology_err(ld->path, "%s", strerror(-ret));
 	return ret;
 }
 
@@ -339,7 +338,7 @@ static int parse_text_u32(struct loader *ld, uint32_t limit, uint32_t *out)
 	if (!ret && *p && strcmp(p, "\n"))
 		ret = -EINVAL;
 	if (ret)
-		topo_err(ld->path, "bad content \"%s\": expected an integer in 0..%u",
+		xs_topology_err(ld->path, "bad content \"%s\": expected an integer in 0..%u",
 			 quote(ld->text, q, sizeof(q)), limit - 1);
 	return ret;
 }
@@ -351,141 +350,27 @@ static int parse_text_list(struct loader *ld, uint32_t limit, struct xs_cpumask 
 
 	ret = xs_cpulist_parse(ld->text, limit, m, why, sizeof(why));
 	if (ret)
-		topo_err(ld->path, "%s", why);
+		xs_topology_err(ld->path, "%s", why);
 	return ret;
 }
 
 /* ---- usable CPUs ---------------------------------------------------------- */
 
-/* Mount point of the cgroup v2 hierarchy, from /proc/self/mountinfo. */
-static int cgroup2_mount(char *buf, size_t len)
-{
-	char *line = NULL, *sep, *mnt;
-	size_t cap = 0;
-	int ret = -ENOENT;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		/* "id parent maj:min root mountpoint opts... - fstype src sopts" */
-		sep = strstr(line, " - cgroup2 ");
-		if (!sep)
-			continue;
-		strtok(line, " ");
-		for (int i = 0; i < 3 && strtok(NULL, " "); i++)
-			;
-		mnt = strtok(NULL, " ");
-		if (mnt && strlen(mnt) < len) {
-			strcpy(buf, mnt);
-			ret = 0;
-			break;
-		}
-	}
-	free(line);
-	fclose(f);
-	return ret;
-}
-
-/*
- * The cgroup v2 cpuset.cpus.effective of this process's cgroup, or -ENOENT
- * when there is none (cgroup v1, or the cpuset controller is not enabled).
- * The kernel keeps the affinity mask inside the cpuset, so this is normally
- * redundant; intersecting anyway makes what the cgroup grants an explicit
- * bound, whatever the affinity mask says.
- */
-static int read_cgroup_cpuset(struct loader *ld, struct xs_cpumask *mask)
-{
-	char mnt[PATH_MAX], *line = NULL, *cg = NULL;
-	const char *saved_root = ld->root;
-	size_t cap = 0;
-	int ret;
-	FILE *f;
-
-	ret = cgroup2_mount(mnt, sizeof(mnt));
-	if (ret)
-		return -ENOENT;
-	f = fopen("/proc/self/cgroup", "re");
-	if (!f)
-		return -ENOENT;
-	while (getline(&line, &cap, f) > 0) {
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = '\0';
-			cg = line + 3;
-			break;
-		}
-	}
-	fclose(f);
-	ret = -ENOENT;
-	if (!cg)
-		goto out;
-	while (*cg == '/')
-		cg++;
-	ld->root = mnt;
-	ret = read_rel(ld, 1, "%s%scpuset.cpus.effective", cg, *cg ? "/" : "");
-	ld->root = saved_root;
-	if (!ret)
-		ret = parse_text_list(ld, XS_MAX_CPUS, mask);
-out:
-	free(line);
-	return ret;
-}
-
-/*
- * Usable = online, and on the real machine also & sched_getaffinity() &
- * the cgroup v2 cpuset. For a synthetic root the affinity mask and cpuset
- * are NOT applied: they name real CPUs, and synthetic CPU numbers have
- * nothing to do with them; every online synthetic CPU is usable.
- */
+/* Usable = online: a synthetic tree names no CPU of this system. */
 static int load_usable(struct loader *ld)
 {
-	struct xs_cpumask online, allowed;
-	cpu_set_t *set = NULL;
-	size_t size;
 	int ret;
 
 	ret = read_rel(ld, 0, "cpu/online");
 	if (!ret)
-		ret = parse_text_list(ld, XS_MAX_CPUS, &online);
+		ret = parse_text_list(ld, XS_MAX_CPUS, &ld->usable);
 	if (ret)
 		return ret;
-	ld->usable = online;
-	if (ld->synthetic)
-		goto check;
-
-	set = CPU_ALLOC(XS_MAX_CPUS);
-	if (!set)
-		return -ENOMEM;
-	size = CPU_ALLOC_SIZE(XS_MAX_CPUS);
-	if (sched_getaffinity(0, size, set)) {
-		ret = -errno;
-		topo_err("sched_getaffinity", "%s (more than %d possible CPUs?)",
-			 strerror(-ret), XS_MAX_CPUS);
-		goto out;
-	}
-	memset(&allowed, 0, sizeof(allowed));
-	for (uint32_t c = 0; c < XS_MAX_CPUS; c++)
-		if (CPU_ISSET_S(c, size, set))
-			mask_set(&allowed, c);
-	mask_and(&ld->usable, &allowed);
-
-	ret = read_cgroup_cpuset(ld, &allowed);
-	if (ret == -ENOENT)
-		ret = 0;
-	else if (ret)
-		goto out;
-	else
-		mask_and(&ld->usable, &allowed);
-check:
 	if (!mask_weight(&ld->usable)) {
-		topo_err(ld->synthetic ? ld->path : REAL_ROOT "/cpu/online",
-			 "no usable CPU (online & affinity & cgroup cpuset is empty)");
-		ret = -ENODEV;
+		xs_topology_err(ld->path, "no usable CPU (it lists no online CPU)");
+		return -ENODEV;
 	}
-out:
-	CPU_FREE(set);
-	return ret;
+	return 0;
 }
 
 /* ---- per-CPU files -------------------------------------------------------- */
@@ -502,7 +387,7 @@ static int load_llc(struct loader *ld, uint32_t cpu)
 
 	for (k = 0; exists_rel(ld, "cpu/cpu%u/cache/index%u", cpu, k); k++) {
 		if (k == MAX_CACHE_INDEX) {
-			topo_err(ld->path, "more than %d cache indexes", MAX_CACHE_INDEX);
+			xs_topology_err(ld->path, "more than %d cache indexes", MAX_CACHE_INDEX);
 			return -E2BIG;
 		}
 		ret = read_rel(ld, 0, "cpu/cpu%u/cache/index%u/level", cpu, k);
@@ -518,7 +403,7 @@ static int load_llc(struct loader *ld, uint32_t cpu)
 		if (strcmp(ld->text, "Data\n") && strcmp(ld->text, "Unified\n")) {
 			char q[64];
 
-			topo_err(ld->path, "bad content \"%s\": expected Data, Instruction "
+			xs_topology_err(ld->path, "bad content \"%s\": expected Data, Instruction "
 				 "or Unified", quote(ld->text, q, sizeof(q)));
 			return -EINVAL;
 		}
@@ -595,13 +480,13 @@ static int number_groups(struct loader *ld, const struct xs_cpumask *sets, int l
 
 		if (!xs_cpumask_test(set, cpu)) {
 			sharing_file(ld, llc, cpu);
-			topo_err(ld->path, "does not list cpu%u itself", cpu);
+			xs_topology_err(ld->path, "does not list cpu%u itself", cpu);
 			return -EINVAL;
 		}
 		mask_for_each(other, set) {
 			if (!mask_equal(&sets[other], set)) {
 				sharing_file(ld, llc, cpu);
-				topo_err(ld->path, "lists cpu%u, whose %s lists other CPUs",
+				xs_topology_err(ld->path, "lists cpu%u, whose %s lists other CPUs",
 					 other, llc ? "LLC" : "thread_siblings_list");
 				return -EINVAL;
 			}
@@ -635,7 +520,7 @@ static int add_node(struct loader *ld, const char *file, uint32_t id)
 	struct xs_topology *topo = ld->topo;
 
 	if (topo->nnodes == XS_MAX_NODES) {
-		topo_err(file, "more than %d nodes hold usable CPUs", XS_MAX_NODES);
+		xs_topology_err(file, "more than %d nodes hold usable CPUs", XS_MAX_NODES);
 		return -E2BIG;
 	}
 	topo->node_ids[topo->nnodes] = id;
@@ -646,7 +531,7 @@ static int check_distance(const char *file, uint32_t a, uint32_t b, long d)
 {
 	if (d >= 10 && d <= 255)
 		return 0;
-	topo_err(file, "distance from node%u to node%u is %ld: expected 10..255", a, b, d);
+	xs_topology_err(file, "distance from node%u to node%u is %ld: expected 10..255", a, b, d);
 	return -EINVAL;
 }
 
@@ -676,14 +561,22 @@ static int load_nodes_sysfs(struct loader *ld)
 		if (ret)
 			return ret;
 		mask_and(&cpus, &ld->usable);
-		if (!mask_weight(&cpus))
-			continue; /* memory-only, or none of its CPUs usable */
+		if (!mask_weight(&cpus)) {
+			/* memory-only, or none of its CPUs usable */
+			if (topo->nother_nodes == XS_MAX_NODES) {
+				xs_topology_err(ld->path, "more than %d nodes hold no usable CPU",
+						XS_MAX_NODES);
+				return -E2BIG;
+			}
+			topo->other_node_ids[topo->nother_nodes++] = n;
+			continue;
+		}
 		idx = add_node(ld, ld->path, n);
 		if (idx < 0)
 			return idx;
 		mask_for_each(cpu, &cpus) {
 			if (ld->node_of[cpu] != NO_NODE) {
-				topo_err(ld->path, "lists cpu%u, which node%u lists too", cpu,
+				xs_topology_err(ld->path, "lists cpu%u, which node%u lists too", cpu,
 					 topo->node_ids[ld->node_of[cpu]]);
 				return -EINVAL;
 			}
@@ -693,7 +586,7 @@ static int load_nodes_sysfs(struct loader *ld)
 	mask_for_each(cpu, &ld->usable) {
 		if (ld->node_of[cpu] == NO_NODE) {
 			snprintf(ld->path, sizeof(ld->path), "%s/node", ld->root);
-			topo_err(ld->path, "cpu%u is in no online node's cpulist", cpu);
+			xs_topology_err(ld->path, "cpu%u is in no online node's cpulist", cpu);
 			return -EINVAL;
 		}
 	}
@@ -715,7 +608,7 @@ static int load_nodes_sysfs(struct loader *ld)
 		while (isspace((unsigned char)*p))
 			p++;
 		if (len != nonline || *p) {
-			topo_err(ld->path, "bad content \"%s\": expected %u distances (one per "
+			xs_topology_err(ld->path, "bad content \"%s\": expected %u distances (one per "
 				 "node in node/online)", quote(ld->text, q, sizeof(q)), nonline);
 			return -EINVAL;
 		}
@@ -723,54 +616,6 @@ static int load_nodes_sysfs(struct loader *ld)
 			long d = row[pos[topo->node_ids[b]]];
 
 			ret = check_distance(ld->path, topo->node_ids[a], topo->node_ids[b], d);
-			if (ret)
-				return ret;
-			topo->distance[a][b] = (uint8_t)d;
-		}
-	}
-	return 0;
-}
-
-/* Nodes from libnuma; its distances are the kernel's SLIT. */
-static int load_nodes_libnuma(struct loader *ld)
-{
-	struct xs_topology *topo = ld->topo;
-	struct xs_cpumask nodes;
-	uint32_t cpu, n;
-	char what[64];
-	int ret, idx;
-
-	if (numa_available() < 0)
-		return load_nodes_sysfs(ld);
-	memset(&nodes, 0, sizeof(nodes));
-	mask_for_each(cpu, &ld->usable) {
-		int node = numa_node_of_cpu((int)cpu);
-
-		if (node < 0 || node >= XS_MAX_CPUS) {
-			snprintf(what, sizeof(what), "libnuma numa_node_of_cpu(%u)", cpu);
-			topo_err(what, "returned %d: expected 0..%d", node, XS_MAX_CPUS - 1);
-			return node < 0 ? -EINVAL : -ERANGE;
-		}
-		ld->node_of[cpu] = (uint32_t)node; /* node number, made an index below */
-		mask_set(&nodes, (uint32_t)node);
-	}
-	mask_for_each(n, &nodes) {
-		idx = add_node(ld, "libnuma", n);
-		if (idx < 0)
-			return idx;
-	}
-	mask_for_each(cpu, &ld->usable) {
-		for (n = 0; topo->node_ids[n] != ld->node_of[cpu]; n++)
-			;
-		ld->node_of[cpu] = n;
-	}
-	for (uint32_t a = 0; a < topo->nnodes; a++) {
-		for (uint32_t b = 0; b < topo->nnodes; b++) {
-			int d = numa_distance((int)topo->node_ids[a], (int)topo->node_ids[b]);
-
-			snprintf(what, sizeof(what), "libnuma numa_distance(%u, %u)",
-				 topo->node_ids[a], topo->node_ids[b]);
-			ret = check_distance(what, topo->node_ids[a], topo->node_ids[b], d);
 			if (ret)
 				return ret;
 			topo->distance[a][b] = (uint8_t)d;
@@ -833,6 +678,8 @@ struct xs_topology *xs_topology_load_from(const char *sysfs_root,
 	size_t root_len;
 	int ret = -ENOMEM;
 
+	if (!sysfs_root)
+		return xs_machine_load(); /* the real machine: hwloc's, not files */
 	ld = calloc(1, sizeof(*ld));
 	if (!ld)
 		goto out;
@@ -842,19 +689,18 @@ struct xs_topology *xs_topology_load_from(const char *sysfs_root,
 	topo = ld->topo;
 
 	ld->files = files;
-	ld->synthetic = sysfs_root != NULL;
-	ld->root = sysfs_root ? sysfs_root : REAL_ROOT;
+	ld->root = sysfs_root;
 	root_len = strlen(ld->root);
 	while (root_len > 1 && ld->root[root_len - 1] == '/')
 		root_len--;
 	if (!root_len) {
-		topo_err("XSCHED_SYSFS_ROOT", "empty path: expected a directory laid out "
+		xs_topology_err("XSCHED_SYSFS_ROOT", "empty path: expected a directory laid out "
 			 "like /sys/devices/system");
 		ret = -EINVAL;
 		goto out;
 	}
 	if (root_len >= sizeof(topo->source)) {
-		topo_err(ld->root, "synthetic sysfs root longer than %zu bytes",
+		xs_topology_err(ld->root, "synthetic sysfs root longer than %zu bytes",
 			 sizeof(topo->source) - 1);
 		ret = -ENAMETOOLONG;
 		goto out;
@@ -889,13 +735,12 @@ struct xs_topology *xs_topology_load_from(const char *sysfs_root,
 	for (i = 0; i < topo->ncpus; i++)
 		topo->cpus[i].llc = ld->group[i];
 
-	ret = ld->synthetic ? load_nodes_sysfs(ld) : load_nodes_libnuma(ld);
+	ret = load_nodes_sysfs(ld);
 	if (ret)
 		goto out;
 	for (i = 0; i < topo->ncpus; i++)
 		topo->cpus[i].node = ld->node_of[topo->cpus[i].cpu];
-	if (!ld->synthetic)
-		strcpy(topo->source, "sysfs");
+	topo->nkinds = 1; /* the tree format has no CPU kinds: all alike */
 	ret = 0;
 out:
 	if (ld) {

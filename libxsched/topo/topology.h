@@ -2,11 +2,13 @@
 /*
  * topology.h - what libxsched knows about the machine (internal).
  *
- * One module (topology.c) reads CPUs, packages, LLC and SMT sharing and NUMA
- * nodes with their distances, restricted to the process's affinity mask (which
- * already reflects the cgroup cpuset) and to the cgroup v2 cpuset.cpus.effective
- * when there is one. It reads the real machine (libnuma + /sys) or a synthetic
- * one from a directory laid out like /sys/devices/system (XSCHED_SYSFS_ROOT),
+ * One module, two sources. The real machine comes from hwloc (machine.c):
+ * CPUs, packages, cores and SMT, caches, NUMA nodes with their distances,
+ * hybrid CPU kinds, and the locality of GPUs and network devices, restricted
+ * to what the process may use (hwloc's allowed set: online CPUs inside the
+ * cgroup cpuset) and to the calling thread's affinity mask. A synthetic
+ * machine comes from a directory laid out like /sys/devices/system
+ * (XSCHED_SYSFS_ROOT, written by tools/xsched-mksysfs; topology.c reads it),
  * so multi-node behaviour can be tested on any box:
  *
  *   <root>/cpu/online
@@ -14,6 +16,12 @@
  *   <root>/cpu/cpuN/cache/indexK/{level,type,shared_cpu_list}   (optional)
  *   <root>/node/online, <root>/node/nodeN/{cpulist,distance}    (optional:
  *                                    absent = one node, as CONFIG_NUMA=n)
+ *
+ * hwloc's own test inputs (HWLOC_XMLFILE, HWLOC_SYNTHETIC, HWLOC_FSROOT in
+ * the environment) are honoured by the real-machine source; their CPU
+ * numbers are not this system's, so no affinity mask is applied to them.
+ * Both daemon and library build their struct xs_topology here, so they
+ * see one machine.
  *
  * Victim tables are derived from it (victims.c): for each CPU an ordered,
  * weighted list of the other CPUs (same core, same LLC, same node, then nodes
@@ -70,13 +78,17 @@ struct xs_cpu_info {
 	uint32_t core;       /* core_id within the package */
 	uint32_t core_group; /* its physical core (thread_siblings_list), 0..ncores-1 */
 	uint32_t llc;        /* index of its LLC group, 0..nllcs-1 */
+	uint32_t kind;       /* hybrid CPU kind, 0..nkinds-1: higher = faster
+			      * and less energy-efficient (hwloc's ranking) */
 };
 
 /*
  * Invariants after a successful load: 1 <= ncpus <= XS_MAX_CPUS; cpus[] sorted
  * by strictly increasing cpu; every node/core_group/llc index is below its
  * count and every index below a count is used by some CPU; node_ids[]
- * strictly increasing; distance[i][j] in 10..255 for i, j < nnodes.
+ * strictly increasing; distance[i][j] in 10..255 for i, j < nnodes;
+ * 1 <= nkinds; other_node_ids[] strictly increasing and disjoint from
+ * node_ids[].
  */
 struct xs_topology {
 	uint32_t ncpus;                       /* usable CPUs (online & allowed) */
@@ -84,15 +96,29 @@ struct xs_topology {
 	uint32_t npackages;
 	uint32_t ncores;                      /* SMT sibling groups */
 	uint32_t nllcs;
+	uint32_t nkinds;                      /* CPU kinds (P/E cores); 1 if uniform */
+	uint32_t nother_nodes;                /* nodes without usable CPUs */
 	struct xs_cpu_info cpus[XS_MAX_CPUS]; /* sorted by cpu number */
 	uint32_t node_ids[XS_MAX_NODES];      /* sysfs node number of node i */
 	uint8_t distance[XS_MAX_NODES][XS_MAX_NODES]; /* SLIT, by node index */
-	char source[256];                     /* "sysfs" or the synthetic root */
+	/* Nodes that hold no usable CPU: memory-only nodes (CXL, HBM,
+	 * persistent memory) and nodes whose CPUs are all outside the
+	 * affinity mask or cpuset. Memory can still be placed on them. */
+	uint32_t other_node_ids[XS_MAX_NODES];
+	char source[256];                     /* "hwloc" or the synthetic root */
 };
 
-/* Load the topology; @sysfs_root NULL means the real machine. Returns NULL
- * and sets errno (a message naming the file is printed) on failure. */
+/* Load the topology; @sysfs_root NULL means the real machine (hwloc).
+ * Returns NULL and sets errno (a message naming the file is printed) on
+ * failure. */
 struct xs_topology *xs_topology_load(const char *sysfs_root);
+
+/*
+ * The real machine through hwloc (machine.c); xs_topology_load(NULL) is
+ * this. hwloc's topology is loaded once per process and shared; the
+ * affinity mask is read at every call.
+ */
+struct xs_topology *xs_machine_load(void);
 
 /*
  * Where the loader's files come from. xs_topology_load() reads the file
@@ -114,6 +140,38 @@ struct xs_topology_files {
 struct xs_topology *xs_topology_load_from(const char *sysfs_root,
 					  const struct xs_topology_files *files);
 void xs_topology_free(struct xs_topology *topo);
+
+/* "xsched: topology: <file>: <problem>" on stderr: every load error. */
+void xs_topology_err(const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Devices whose locality matters to placement: GPUs for the CUDA path,
+ * network devices for MPI ranks. Found by hwloc on the real machine (or
+ * in HWLOC_XMLFILE); a synthetic sysfs root has none.
+ */
+enum xs_device_kind {
+	XS_DEVICE_GPU = 0, /* GPU or coprocessor: CUDA, NVML, OpenCL, DRM, ... */
+	XS_DEVICE_NIC = 1  /* network interface or RDMA (OpenFabrics) device */
+};
+
+struct xs_device {
+	char name[32];          /* the OS's name: "cuda0", "card1", "eth0", "mlx5_0" */
+	char pci[16];           /* PCI bus id "0000:3b:00.0", "" when not on PCI */
+	uint32_t kind;          /* enum xs_device_kind */
+	int32_t node;           /* nearest NUMA node's number, -1 when unknown */
+	struct xs_cpumask cpus; /* the CPUs nearest to it; all CPUs if unknown */
+};
+
+/*
+ * Copy up to @cap devices of the machine into @out, in hwloc's order (by
+ * PCI bus). Returns how many there are (more than @cap: some were left
+ * out), or -errno. The first call loads hwloc a second time with I/O
+ * objects (a PCI scan, and hwloc's plugins, which may initialise the CUDA
+ * or NVML driver): milliseconds or more, so runtimes never pay it unless
+ * they ask; the result is kept for the process.
+ */
+int xs_topology_devices(struct xs_device *out, uint32_t cap);
 
 /* Index into topo->cpus of logical CPU @cpu, or -1. */
 int xs_topology_cpu_index(const struct xs_topology *topo, uint32_t cpu);

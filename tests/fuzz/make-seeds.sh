@@ -115,7 +115,7 @@ int main(void)
 	return 0;
 }
 EOF
-gcc -O1 -Iinclude "$tmp/aff.c" "$b/libxsched.a" -lnuma -pthread -o "$tmp/aff"
+gcc -O1 -Iinclude "$tmp/aff.c" "$b/libxsched.a" -lnuma -lhwloc -pthread -o "$tmp/aff"
 XSCHED_WORKERS=2 "$b/xsched-affinity" record -o "$tmp/graph" -- "$tmp/aff" >/dev/null
 XSCHED_WORKERS=2 "$b/xsched-affinity" plan "$tmp/graph" -o "$tmp/s2" --force >/dev/null
 XSCHED_SYSFS_ROOT=$PWD/tests/machines/2s2n4c XSCHED_WORKERS=4 \

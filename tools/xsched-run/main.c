@@ -348,6 +348,8 @@ int main(int argc, char **argv)
 		    (summary && setenv("XSCHED_MPI_SUMMARY", summary, 1)) ||
 		    set_mpi(argv[optind], verbose, &gomp) || place_rank(place, verbose))
 			return 2;
+		if (verbose)
+			place_show_devices();
 	}
 	if (gomp && !lib) {
 		if (find_lib("libxsched-gomp.so.1", libpath, sizeof(libpath))) {

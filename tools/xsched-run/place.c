@@ -11,7 +11,10 @@
  * unbound one, with --place, gets the L-th of S blocks of the node's
  * usable CPUs taken in topology order (node, last-level cache, core, CPU,
  * from libxsched's topology: XSCHED_SYSFS_ROOT is honoured), so the ranks
- * of a node split it along NUMA nodes and caches. --verbose says which.
+ * of a node split it along NUMA nodes and caches. --verbose says which,
+ * and which GPUs and network devices are near the rank's CPUs (hwloc's
+ * locality, through libxsched's topology), so a wrong GPU or NIC choice
+ * shows before the run.
  */
 #include <errno.h>
 #include <sched.h>
@@ -176,4 +179,36 @@ int place_rank(bool place, bool verbose)
 	free(idx);
 	xs_topology_free(t);
 	return ret;
+}
+
+static const char *device_kind_name(uint32_t kind)
+{
+	return kind == XS_DEVICE_GPU ? "GPU" : "NIC";
+}
+
+void place_show_devices(void)
+{
+	struct xs_device dev[64];
+	cpu_set_t mine;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(mine), &mine))
+		return;
+	n = xs_topology_devices(dev, sizeof(dev) / sizeof(dev[0]));
+	if (n < 0) {
+		fprintf(stderr, "xsched-run: --mpi: devices unknown: %s\n", strerror(-n));
+		return;
+	}
+	if (n == 0)
+		fprintf(stderr, "xsched-run: --mpi: no GPU or network device found\n");
+	for (int i = 0; i < n && i < (int)(sizeof(dev) / sizeof(dev[0])); i++) {
+		const struct xs_device *d = &dev[i];
+		bool near = false;
+
+		for (uint32_t c = 0; c < CPU_SETSIZE && !near; c++)
+			near = CPU_ISSET(c, &mine) && xs_cpumask_test(&d->cpus, c);
+		fprintf(stderr, "xsched-run: --mpi: %s %s%s%s: node %d, %s this rank's CPUs\n",
+			device_kind_name(d->kind), d->name, *d->pci ? " at " : "", d->pci,
+			d->node, near ? "near" : "away from");
+	}
 }

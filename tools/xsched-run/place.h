@@ -14,4 +14,8 @@
  * Returns 0, or -errno when binding failed. */
 int place_rank(bool place, bool verbose);
 
+/* Under --verbose: each GPU and network device, its NUMA node, and whether
+ * it is near the CPUs the rank now runs on. */
+void place_show_devices(void);
+
 #endif /* XSCHED_RUN_PLACE_H */
