@@ -103,6 +103,13 @@ KSELFTEST_HDR := $(KSELFTEST_DIR)/kselftest_harness.h
 
 # Flags every object gets; CFLAGS/CXXFLAGS/LDFLAGS stay the user's to set.
 xs-cppflags := -D_GNU_SOURCE -Iinclude -Ilibxsched -MMD -MP
+# omp-tools.h, the OMPT interface's header (libxsched/gomp/ompt.c): LLVM's,
+# from libomp-dev. It lives in clang's resource directory, which cannot go
+# on the include path (its stddef.h and stdatomic.h would shadow gcc's), so
+# the one file is named; OMP_TOOLS_H=path overrides the search.
+OMP_TOOLS_H ?= $(firstword $(wildcard /usr/include/omp-tools.h \
+	/usr/lib/llvm-*/lib/clang/*/include/omp-tools.h))
+xs-cppflags += $(if $(OMP_TOOLS_H),-DXG_OMP_TOOLS_H='"$(OMP_TOOLS_H)"')
 xs-warnings := -Wall -Wextra -Werror
 XS_CFLAGS := -std=gnu11 -fPIC -pthread $(xs-warnings) $(xs-flags) $(xs-cppflags) $(CFLAGS)
 XS_CXXFLAGS := -std=c++17 -fPIC -pthread $(xs-warnings) $(xs-flags) $(xs-cppflags) $(CXXFLAGS)

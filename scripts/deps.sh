@@ -18,6 +18,7 @@ PACKAGES=(
 	libhwloc-dev      # the machine's topology and device locality (libxsched/topo)
 	libtbb-dev        # oneTBB, a baseline of the benchmarks
 	libomp-dev        # LLVM libomp, a baseline of the benchmarks
+	libomp-14-dev     # omp-tools.h (the drop-in's OMPT), libarcher.so (tests/ompt-archer.sh)
 	linux-source-6.1  # tools/testing/selftests/kselftest_harness.h
 	xz-utils          # to unpack linux-source
 	r-cran-matrix     # .mtx test matrices (tests/cuda-*, xsched-spmv-bench)

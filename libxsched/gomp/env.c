@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "gomp.h"
+#include "ompt.h"
 #include "ext.h"
 
 /* gcc's libgomp supports this many active levels; so do we. */
@@ -520,4 +521,5 @@ __attribute__((constructor)) static void xg_env_ctor(void)
 {
 	xg_env_check_xsched();
 	xg_env_init();
+	xg_ompt_init();
 }

@@ -232,6 +232,7 @@ struct xg_team {
 	bool place_on;              /* this region's threads are bound */
 	uint32_t place_cap;
 	uint32_t place_key[5];
+	void *ompt;                 /* ompt.c's record of the current region */
 	struct xg_ws ws[XG_WS_RING];
 };
 

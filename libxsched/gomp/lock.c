@@ -22,6 +22,7 @@
 
 #include "gomp.h"
 #include "ext.h"
+#include "ompt.h"
 
 typedef _Atomic uint32_t xg_mutex_t;
 
@@ -78,34 +79,43 @@ static xg_mutex_t xg_critical_lock, xg_atomic_lock;
 
 XG_EXPORT void GOMP_critical_start(void)
 {
+	XG_OMPT(acquire(&xg_critical_lock, XG_OMPT_CRITICAL));
 	xg_mutex_lock(&xg_critical_lock);
+	XG_OMPT(acquired(&xg_critical_lock, XG_OMPT_CRITICAL));
 }
 
 XG_EXPORT void GOMP_critical_end(void)
 {
 	xg_mutex_unlock(&xg_critical_lock);
+	XG_OMPT(released(&xg_critical_lock, XG_OMPT_CRITICAL));
 }
 
 _Static_assert(sizeof(void *) >= sizeof(xg_mutex_t), "a named critical's word fits its variable");
 
 XG_EXPORT void GOMP_critical_name_start(void **pptr)
 {
+	XG_OMPT(acquire(pptr, XG_OMPT_CRITICAL));
 	xg_mutex_lock((xg_mutex_t *)pptr);
+	XG_OMPT(acquired(pptr, XG_OMPT_CRITICAL));
 }
 
 XG_EXPORT void GOMP_critical_name_end(void **pptr)
 {
 	xg_mutex_unlock((xg_mutex_t *)pptr);
+	XG_OMPT(released(pptr, XG_OMPT_CRITICAL));
 }
 
 XG_EXPORT void GOMP_atomic_start(void)
 {
+	XG_OMPT(acquire(&xg_atomic_lock, XG_OMPT_ATOMIC));
 	xg_mutex_lock(&xg_atomic_lock);
+	XG_OMPT(acquired(&xg_atomic_lock, XG_OMPT_ATOMIC));
 }
 
 XG_EXPORT void GOMP_atomic_end(void)
 {
 	xg_mutex_unlock(&xg_atomic_lock);
+	XG_OMPT(released(&xg_atomic_lock, XG_OMPT_ATOMIC));
 }
 
 /* ---------------------------------------------------------------- */
@@ -126,26 +136,31 @@ _Static_assert(sizeof(xg_nest_lock_t) == 16, "omp_nest_lock_t is 16 bytes in gcc
 XG_EXPORT void omp_init_lock(xg_lock_t *l)
 {
 	xs_store_relaxed(&l->word, 0);
+	XG_OMPT(lock_init(l, XG_OMPT_LOCK));
 }
 
 XG_EXPORT void omp_destroy_lock(xg_lock_t *l)
 {
 	(void)l;
+	XG_OMPT(lock_destroy(l, XG_OMPT_LOCK));
 }
 
 XG_EXPORT void omp_set_lock(xg_lock_t *l)
 {
+	XG_OMPT(acquire(l, XG_OMPT_LOCK));
 	xg_mutex_lock(&l->word);
+	XG_OMPT(acquired(l, XG_OMPT_LOCK));
 }
 
 XG_EXPORT void omp_unset_lock(xg_lock_t *l)
 {
+	XG_OMPT(released(l, XG_OMPT_LOCK));
 	xg_mutex_unlock(&l->word);
 }
 
 XG_EXPORT int omp_test_lock(xg_lock_t *l)
 {
-	return xg_mutex_trylock(&l->word);
+	return XG_OMPT_TESTED(xg_mutex_trylock(&l->word), l, XG_OMPT_TEST_LOCK);
 }
 
 XG_EXPORT void omp_init_nest_lock(xg_nest_lock_t *l)
@@ -153,11 +168,13 @@ XG_EXPORT void omp_init_nest_lock(xg_nest_lock_t *l)
 	xs_store_relaxed(&l->word, 0);
 	l->count = 0;
 	l->owner = NULL;
+	XG_OMPT(lock_init(l, XG_OMPT_NEST_LOCK));
 }
 
 XG_EXPORT void omp_destroy_nest_lock(xg_nest_lock_t *l)
 {
 	(void)l;
+	XG_OMPT(lock_destroy(l, XG_OMPT_NEST_LOCK));
 }
 
 /* The owner is a task (OpenMP 3.0): only the owning task can find itself
@@ -173,15 +190,18 @@ XG_EXPORT void omp_set_nest_lock(xg_nest_lock_t *l)
 {
 	void *me = xg_owner_self();
 
+	XG_OMPT(acquire(l, XG_OMPT_NEST_LOCK));
 	if (xs_plain_load_relaxed(&l->owner) != me) {
 		xg_mutex_lock(&l->word);
 		xs_plain_store_relaxed(&l->owner, me);
 	}
 	l->count++;
+	XG_OMPT(nest_acquired(l, l->count));
 }
 
 XG_EXPORT void omp_unset_nest_lock(xg_nest_lock_t *l)
 {
+	XG_OMPT(nest_released(l, l->count - 1));
 	if (--l->count == 0) {
 		xs_plain_store_relaxed(&l->owner, NULL);
 		xg_mutex_unlock(&l->word);
@@ -197,5 +217,5 @@ XG_EXPORT int omp_test_nest_lock(xg_nest_lock_t *l)
 			return 0;
 		xs_plain_store_relaxed(&l->owner, me);
 	}
-	return (int)++l->count;
+	return XG_OMPT_TESTED((int)++l->count, l, XG_OMPT_TEST_NEST_LOCK);
 }

@@ -24,6 +24,7 @@
 
 #include "ext.h"
 #include "gomp.h"
+#include "ompt.h"
 
 uint32_t xg_sched_resolve(uint32_t sched, int64_t *chunk)
 {
@@ -129,6 +130,7 @@ void xg_loop_end(bool wait)
 
 	if (it && it->ws && it->ws->loop.ordered && !it->ordered_done)
 		xg_ordered_pass(it);
+	XG_OMPT(work_end(XG_OMPT_WORK_LOOP));
 	xg_ws_leave();
 	if (wait)
 		xg_barrier();
@@ -170,6 +172,7 @@ struct xg_ws *xg_loop_enter(const struct xg_loop_spec *spec, uintptr_t *reductio
 	struct xg_ws *ws;
 
 	(void)who;
+	XG_OMPT(work_begin(XG_OMPT_WORK_LOOP, spec->n));
 	ws = xg_ws_enter(&first);
 	if (first) {
 		xg_loop_init(ws, spec->n, spec->start, spec->step, spec->end, spec->sched,

@@ -5,6 +5,7 @@
  * section writes is ordered by the closing barrier).
  */
 #include "gomp.h"
+#include "ompt.h"
 
 static unsigned xg_section_take(void)
 {
@@ -27,6 +28,7 @@ XG_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, v
 	bool first;
 	struct xg_ws *ws;
 
+	XG_OMPT(work_begin(XG_OMPT_WORK_SECTIONS, count));
 	ws = xg_ws_enter(&first);
 	if (first)
 		xg_sections_init(ws, &count);
@@ -50,12 +52,14 @@ XG_EXPORT unsigned GOMP_sections_next(void)
 
 XG_EXPORT void GOMP_sections_end(void)
 {
+	XG_OMPT(work_end(XG_OMPT_WORK_SECTIONS));
 	xg_ws_leave();
 	xg_barrier();
 }
 
 XG_EXPORT void GOMP_sections_end_nowait(void)
 {
+	XG_OMPT(work_end(XG_OMPT_WORK_SECTIONS));
 	xg_ws_leave();
 }
 
@@ -68,11 +72,13 @@ XG_EXPORT bool GOMP_sections_end_cancel(void)
 XG_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads,
 				      unsigned count, unsigned flags)
 {
+	XG_OMPT(preset(XG_OMPT_WORK_SECTIONS));
 	xg_parallel_ws(fn, data, nthreads, flags, xg_sections_init, &count);
 }
 
 XG_EXPORT void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned nthreads,
 					    unsigned count)
 {
+	XG_OMPT(preset(XG_OMPT_WORK_SECTIONS));
 	xg_parallel_start(fn, data, nthreads, xg_sections_init, &count);
 }

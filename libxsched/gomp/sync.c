@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "gomp.h"
+#include "ompt.h"
 
 XG_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags)
 {
@@ -25,11 +26,13 @@ XG_EXPORT void GOMP_parallel_end(void)
 
 XG_EXPORT void GOMP_barrier(void)
 {
+	XG_OMPT(barrier_explicit());
 	xg_barrier();
 }
 
 XG_EXPORT bool GOMP_barrier_cancel(void)
 {
+	XG_OMPT(barrier_explicit());
 	xg_barrier();
 	return false;
 }
@@ -40,6 +43,7 @@ XG_EXPORT bool GOMP_single_start(void)
 	bool first;
 	struct xg_ws *ws = xg_ws_enter(&first);
 
+	XG_OMPT(single(first));
 	if (first)
 		xg_ws_ready(ws);
 	xg_ws_leave();
@@ -69,6 +73,7 @@ XG_EXPORT void *GOMP_single_copy_start(void)
 	struct xg_copy_wait c = { ws, xg_task_self()->implicit->ws_gen + 1 };
 	void *data;
 
+	XG_OMPT(single(first));
 	if (first) {
 		xg_ws_ready(ws);
 		return NULL; /* leaves in GOMP_single_copy_end() */
@@ -84,6 +89,7 @@ XG_EXPORT void GOMP_single_copy_end(void *data)
 	struct xg_task *it = xg_task_self()->implicit;
 	struct xg_ws *ws = it->ws;
 
+	XG_OMPT(single_end());
 	/* Relaxed: published by the release of copy_ready below. */
 	xs_store_relaxed(&ws->copy, data);
 	/* Release: `copy` and the data it points to are visible to the

@@ -73,6 +73,7 @@
 
 #include "depend.h"
 #include "ext.h"
+#include "ompt.h"
 
 /* GOMP_task flags (gcc's gomp-constants.h). */
 #define XG_TASK_UNTIED     (1u << 0)
@@ -670,6 +671,9 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	struct xs_worker *w = xs_self;
 	bool final;
 
+	if (XG_OMPT_TASK(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+			 detach))
+		return;
 	if (xs_unlikely(cpyfn || (flags & (XG_TASK_DEPEND | XG_TASK_DETACH)))) {
 		xg_task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
 				priority, detach, cur);
@@ -717,6 +721,8 @@ void xg_task_join(void)
 
 XG_EXPORT void GOMP_taskwait(void)
 {
+	if (XG_OMPT_AROUND(taskwait()))
+		return;
 	xg_join();
 }
 
@@ -745,10 +751,13 @@ XG_EXPORT void GOMP_taskyield(void)
  * waits for children created before the group). */
 XG_EXPORT void GOMP_taskgroup_start(void)
 {
+	XG_OMPT(taskgroup_begin());
 }
 
 XG_EXPORT void GOMP_taskgroup_end(void)
 {
+	if (XG_OMPT_AROUND(taskgroup_end()))
+		return;
 	xg_join();
 }
 
@@ -765,6 +774,8 @@ void xg_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *
 {
 	struct xg_task *cur = xg_task_self();
 
+	if (XG_OMPT_TASKLOOP_TASK(fn, data, cpyfn, size, align, if_clause, final, patch, patch_arg))
+		return;
 	final = final || cur->final;
 	if (!if_clause || cur->nodefer || cur->team->nthreads == 1 || !xs_self) {
 		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,

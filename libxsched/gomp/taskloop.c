@@ -12,6 +12,7 @@
  */
 #include "gomp.h"
 #include "ext.h"
+#include "ompt.h"
 
 #define XG_TASK_FINAL      (1u << 1)
 #define XG_TASK_UP         (1u << 8)
@@ -56,6 +57,7 @@ static void xg_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, vo
 		GOMP_taskgroup_reduction_register(((uintptr_t **)data)[2]);
 	if (!n)
 		return;
+	XG_OMPT(taskloop_begin(n, !(flags & XG_TASK_NOGROUP)));
 	if (strict) {
 		ntasks = n / num + (n % num != 0);
 	} else if (flags & XG_TASK_GRAINSIZE) {
@@ -83,6 +85,7 @@ static void xg_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, vo
 	}
 	if (!(flags & XG_TASK_NOGROUP))
 		xg_task_join();
+	XG_OMPT(taskloop_end(!(flags & XG_TASK_NOGROUP)));
 }
 
 XG_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),

@@ -24,6 +24,7 @@
 #include "ext.h"
 #include "depend.h"
 #include "gomp.h"
+#include "ompt.h"
 
 struct xg_pool_entry {
 	struct xs_runtime *rt;
@@ -95,6 +96,7 @@ struct xg_task *xg_task_self_slow(void)
 		t->implicit = t;
 		t->icv = &xg_env.icv;
 		xg_initial = t;
+		XG_OMPT(initial_thread());
 	}
 	xg_cur = t;
 	return t;
@@ -326,10 +328,13 @@ static void xg_implicit_main(void *arg)
 		xg_places_enter(team, it.tid, &place);
 	xg_cur = &it;
 	xg_league = team->league;
+	XG_OMPT(implicit_begin(team, it.tid));
 	xg_implicit_display(&it);
 	team->fn(team->data);
+	XG_OMPT(implicit_barrier());
 	/* Join our tasks while `it` still exists (task.c). */
 	xs_task_wait();
+	XG_OMPT(implicit_end());
 	xg_depend_free(&it);
 	xg_league = league;
 	xg_cur = saved;
@@ -488,6 +493,7 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 		xs_store_relaxed(&team->ws[0].ready, 1);
 	}
 	r->team = team;
+	XG_OMPT(parallel_begin(team, req, flags));
 	if (team->rt) {
 		/* Step out of the outer worker (nested active region). */
 		xs_self = NULL;
@@ -497,16 +503,19 @@ static void xg_region_begin(struct xg_region *r, void (*fn)(void *), void *data,
 	if (team->place_on)
 		xg_places_enter(team, 0, &r->place_save);
 	xg_cur = &r->it;
+	XG_OMPT(implicit_begin(team, 0));
 	xg_implicit_display(&r->it);
 }
 
 static void xg_region_end(struct xg_region *r)
 {
+	XG_OMPT(implicit_barrier());
 	/* The encountering thread's tasks: joined while r->it exists. */
 	xs_task_wait();
 	xg_depend_free(&r->it);
 	if (r->team->rt)
 		xs_runtime_parallel_end(r->team->rt, &r->job);
+	XG_OMPT(parallel_end(r->team));
 	/* Every thread has left every construct (each met it.ws_count of
 	 * them): free their team memory; those slots need a reset. */
 	r->team->ws_dirty = r->it.ws_count < XG_WS_RING ? (uint32_t)r->it.ws_count : XG_WS_RING;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "gomp.h"
+#include "ompt.h"
 #include "ext.h"
 
 void xg_warn(const char *fmt, ...)
@@ -77,6 +78,8 @@ void xg_barrier(void)
 {
 	struct xg_team *team = xg_task_self()->team;
 
+	if (XG_OMPT_AROUND(barrier()))
+		return;
 	if (team->rt)
 		xs_barrier_wait();
 	else
