@@ -37,13 +37,7 @@ XG_EXPORT bool GOMP_barrier_cancel(void)
 /* The first thread to reach the construct runs it. */
 XG_EXPORT bool GOMP_single_start(void)
 {
-	bool first;
-	struct xg_ws *ws = xg_ws_enter(&first);
-
-	if (first)
-		xg_ws_ready(ws);
-	xg_ws_leave();
-	return first;
+	return xg_single();
 }
 
 struct xg_copy_wait {
