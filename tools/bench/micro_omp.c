@@ -129,11 +129,14 @@ double micro_included(long iters)
  * not in step (one may run many sections while the other waits).
  *
  * Each thread times its own reference: the CPUs of a virtual machine need
- * not run the same delay equally fast (on the shared dev VM one ran it up
- * to 1.5x faster, which made a critical section look cheaper than free).
+ * not run the same delay equally fast.
  * A team construct is as slow as its slowest thread, so it subtracts the
- * slowest reference; critical's sections are shared out evenly, so it
- * subtracts the sum of each thread's part.
+ * slowest reference, taken with every thread running the delay at once
+ * as in the construct; critical's sections are shared out evenly and run
+ * one at a time, so it subtracts the sum of each thread's part, each
+ * taken alone (two virtual CPUs may be one core's two hyperthreads: the
+ * delay ran slower with both busy, which made the sections look cheaper
+ * than free).
  */
 #define MICRO_CHUNK 256L
 
@@ -268,30 +271,67 @@ double micro_epcc_single(long iters)
 	return micro_epcc_team(iters, MICRO_SINGLE);
 }
 
-/* @iters critical sections of the delay, shared out among the threads:
- * they contend, as in EPCC. Timed whole (see above). */
+/*
+ * @iters critical sections of the delay, shared out among the threads:
+ * they contend, as in EPCC. The threads are not in step (one may run many
+ * sections while the other waits), so thread 0's chunks are measured in
+ * sections of the whole team: each thread counts its sections inside
+ * the section itself, and thread 0 reads the counts in its own sections
+ * with the time. The delay is then each thread's own reference times its
+ * sections of the chunk: the virtual CPUs did not run it equally fast
+ * (one up to 1.4x faster on the loaded dev VM), and each thread takes
+ * its reference alone, as the sections run.
+ */
+#define MICRO_MAX_THREADS 256
+
 double micro_epcc_critical(long iters)
 {
-	double ref = 0, t = 0;
+	static double ref[MICRO_MAX_THREADS];
+	static long done[MICRO_MAX_THREADS];
+	double best = -1;
 
-#pragma omp parallel shared(t, ref)
-	{
-		long mine = iters / omp_get_num_threads();
-		double my_ref = micro_reference(mine), t0;
-
-#pragma omp atomic
-		ref += my_ref;
-#pragma omp barrier
-		t0 = bench_now();
-		for (long i = 0; i < mine; i++) {
-#pragma omp critical
-			micro_delay();
-		}
-#pragma omp barrier
-		if (omp_get_thread_num() == 0)
-			t = bench_now() - t0;
+	if (omp_get_max_threads() > MICRO_MAX_THREADS) {
+		fprintf(stderr, "xsched-bench-omp: epcc_critical takes at most %d "
+			"threads\n", MICRO_MAX_THREADS);
+		exit(4);
 	}
-	return t - ref;
+#pragma omp parallel shared(ref, best, done)
+	{
+		int me = omp_get_thread_num(), nthreads = omp_get_num_threads();
+		long mine = iters / nthreads, per, n, at[MICRO_MAX_THREADS];
+		double t0 = 0;
+
+		n = micro_chunks(mine, &per);
+		done[me] = 0;
+#pragma omp critical
+		ref[me] = micro_reference(mine) / mine;
+#pragma omp barrier
+		for (long c = 0; c < n; c++) {
+			for (long i = 0; i < per; i++) {
+#pragma omp critical
+				{
+					micro_delay();
+					done[me]++;
+					if (me == 0 && i == 0) {
+						double now = bench_now(), delays = 0;
+						long sections = 0;
+
+						for (int k = 0; c && k < nthreads; k++) {
+							sections += done[k] - at[k];
+							delays += (done[k] - at[k]) * ref[k];
+						}
+						if (sections)
+							micro_keep(&best, (now - t0 - delays) /
+									  sections);
+						for (int k = 0; k < nthreads; k++)
+							at[k] = done[k];
+						t0 = bench_now();
+					}
+				}
+			}
+		}
+	}
+	return best * iters;
 }
 
 /* Not in gcc 12's libgomp (nor so in the drop-in, which has its ABI):
