@@ -160,6 +160,32 @@ static bool xs_down_arrived(void *arg)
 	return xs_load_acquire(&rw->node->down) >> 1 >= rw->seq;
 }
 
+/*
+ * Wait for a barrier word: first look at nothing else for a moment, then
+ * wait as any idle worker (xs_worker_wait_on()), which between two looks
+ * at the word polls load-balancing requests, pops every queue and tries
+ * to steal. In a barrier that no task holds up, the word arrives about a
+ * round trip after the teammate's store; looking only at it meanwhile
+ * sees the line the moment it lands, instead of after whatever probe of
+ * the teammates' queues and deques is under way. A task queued here waits
+ * at most the spin (a few microseconds) longer. A runtime of more workers
+ * than CPUs skips it: there the teammate needs this CPU (worker.c parks
+ * at once), and so does OMP_WAIT_POLICY=passive (spin_ns 0).
+ */
+#define XS_BARRIER_SPINS 64
+
+static void xs_barrier_wait_word(struct xs_worker *w, bool (*done)(void *), void *arg,
+				 uint32_t awaited)
+{
+	if (!w->rt->oversubscribed && w->rt->spin_ns)
+		for (uint32_t i = 0; i < XS_BARRIER_SPINS; i++) {
+			if (done(arg))
+				return;
+			xs_cpu_relax();
+		}
+	xs_worker_wait_on(w, done, arg, awaited);
+}
+
 /* Gather wave @seq from the children of @w and add @w's own counters. */
 static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *created,
 			      uint64_t *finished)
@@ -175,7 +201,7 @@ static void xs_barrier_gather(struct xs_worker *w, uint64_t seq, uint64_t *creat
 		struct xs_report_wait rw = { cn, seq };
 
 		/* Child c reports: while it is switched out, park (worker.c). */
-		xs_worker_wait_on(w, xs_report_arrived, &rw, c);
+		xs_barrier_wait_word(w, xs_report_arrived, &rw, c);
 		*created += cn->report_created;
 		*finished += cn->report_finished;
 	}
@@ -266,7 +292,7 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 			 * acquire in xs_report_arrived(). */
 			xs_store_release(&w->bnode.report_seq, seq);
 			xs_park_notify(&rt->workers[xs_tree_parent(w)]->park);
-			xs_worker_wait_on(w, xs_down_arrived, &rw, xs_tree_parent(w));
+			xs_barrier_wait_word(w, xs_down_arrived, &rw, xs_tree_parent(w));
 			/* Relaxed: xs_down_arrived() already acquired this
 			 * value (only the parent writes it, once per wave). */
 			release = xs_load_relaxed(&w->bnode.down) & XS_DOWN_RELEASE;

@@ -233,6 +233,10 @@ struct xg_team {
 	uint32_t place_cap;
 	uint32_t place_key[5];
 	void *ompt;                 /* ompt.c's record of the current region */
+	/* Plain singles taken so far (xg_single()): single k is run by the
+	 * thread whose CAS takes it from k to k + 1. On a line of its own:
+	 * every thread's CAS of every single lands here. */
+	xs_cache_aligned _Atomic uint64_t singles;
 	struct xg_ws ws[XG_WS_RING];
 };
 
@@ -260,6 +264,7 @@ struct xg_task {
 	/* Thieves took its children: it queues past XG_QUEUED_MAX (task.c). */
 	bool thieves;
 	/* Implicit tasks: worksharing progress of this thread. */
+	uint64_t singles;           /* plain singles met so far in the region */
 	uint64_t ws_count;          /* constructs met so far in the region */
 	struct xg_ws *ws;           /* the construct being worked on */
 	uint64_t ws_gen;            /* its number */
@@ -313,6 +318,8 @@ void xg_barrier(void);
 struct xg_ws *xg_ws_enter(bool *first);
 void xg_ws_ready(struct xg_ws *ws);
 void xg_ws_leave(void);
+/* A plain single (no copyprivate): true for the one thread that runs it. */
+bool xg_single(void);
 
 /* Prepare the first construct of a combined parallel-loop or
  * parallel-sections region before the team starts (team.c). */

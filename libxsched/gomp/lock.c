@@ -4,8 +4,9 @@
  *
  * The mutex word is 0 (free), 1 (held) or 2 (held, maybe waiters): Drepper's
  * "futexes are tricky" mutex 2. Acquire on taking it, release on giving it
- * back. A waiter spins a little, then sleeps on the futex with a timeout,
- * answering load-balancing requests between sleeps: a worker blocked here
+ * back. A waiter spins for the runtime's spin window, then sleeps on the
+ * futex with a timeout, answering load-balancing requests between sleeps
+ * (and between looks while it spins): a worker blocked here
  * still lets thieves take the tasks queued on it (with XSCHED_DLB=ws, rp or
  * auto), so a task it holds cannot be stranded behind the lock.
  *
@@ -46,13 +47,46 @@ static inline bool xg_mutex_trylock(xg_mutex_t *m)
 	return xs_cas_strong_acquire_relaxed(m, &free_, 1);
 }
 
+/*
+ * How long a waiter spins before it sleeps: the runtime's spin window
+ * (XSCHED_SPIN_US; 0 under OMP_WAIT_POLICY=passive), as for any other
+ * wait of a worker. Sleeping is not free for the holder either: while the
+ * word says 2 every unlock is a FUTEX_WAKE system call, so a lock fought
+ * over back to back (EPCC's critical) whose waiter slept after a short
+ * spin paid a system call per section, where libgomp's waiter spins
+ * through (300000 pauses). Outside any runtime, and in a runtime of more
+ * workers than CPUs (the holder may be waiting for this CPU), a waiter
+ * spins a few hundred looks (XG_MUTEX_SPINS) only.
+ */
+#define XG_MUTEX_SPINS 200
+
+static uint64_t xg_mutex_spin_ns(void)
+{
+	struct xs_worker *w = xs_self;
+
+	return w && !w->rt->oversubscribed ? w->rt->spin_ns : 0;
+}
+
 static void xg_mutex_lock_slow(xg_mutex_t *m)
 {
-	for (int i = 0; i < 200; i++) {
+	uint64_t spin_ns = xg_mutex_spin_ns(), since = 0;
+
+	for (uint32_t i = 1;; i++) {
 		/* Relaxed peek; the trylock's CAS is what acquires. */
 		if (xs_load_relaxed(m) == 0 && xg_mutex_trylock(m))
 			return;
 		xs_cpu_relax();
+		if (i < XG_MUTEX_SPINS || i % 64)
+			continue;
+		if (!spin_ns)
+			break;
+		if (!since)
+			since = xs_now_ns();
+		else if (xs_now_ns() - since >= spin_ns)
+			break;
+		/* A spinning worker still hands out its queued tasks. */
+		if (xs_self)
+			xs_dlb_poll(xs_self);
 	}
 	/* Acquire on the exchange that finds the word free. */
 	while (xs_exchange_acquire(m, 2) != 0) {

@@ -40,13 +40,9 @@ XG_EXPORT bool GOMP_barrier_cancel(void)
 /* The first thread to reach the construct runs it. */
 XG_EXPORT bool GOMP_single_start(void)
 {
-	bool first;
-	struct xg_ws *ws = xg_ws_enter(&first);
+	bool first = xg_single();
 
 	XG_OMPT(single(first));
-	if (first)
-		xg_ws_ready(ws);
-	xg_ws_leave();
 	return first;
 }
 

@@ -345,6 +345,8 @@ static void xg_implicit_main(void *arg)
  * posted (a release in xs_runtime_post(), acquired by every worker). */
 static void xg_team_reset(struct xg_team *team)
 {
+	/* Relaxed: published with the job, as the ring below. */
+	xs_store_relaxed(&team->singles, 0);
 	for (uint32_t i = 0; i < team->ws_dirty; i++) {
 		struct xg_ws *ws = &team->ws[i];
 

@@ -133,6 +133,25 @@ struct xg_ws *xg_ws_enter(bool *first)
 	return ws;
 }
 
+/*
+ * A plain single has no payload, so it takes no slot of the ring: thread
+ * by thread, single k of the region is run by the thread whose CAS moves
+ * the team's count from k to k + 1, one RMW on one line per thread, and
+ * nobody waits or is woken (libgomp decides the same way). A thread whose
+ * CAS fails was not first: the count is past k, or behind it because the
+ * thread ran ahead through nowait singles; then single k is still taken
+ * by the thread that takes single k - 1, which goes on to try k. So each
+ * single is run exactly once. Relaxed: the count orders nothing; the
+ * closing barrier orders the body before what follows.
+ */
+bool xg_single(void)
+{
+	struct xg_task *it = xg_implicit_self();
+	uint64_t k = it->singles++;
+
+	return xs_cas_strong_relaxed(&it->team->singles, &k, k + 1);
+}
+
 void xg_ws_ready(struct xg_ws *ws)
 {
 	/* Release: the payload written by the first thread is visible to

@@ -33,6 +33,10 @@ runs=(
 	"dlb|-DMUT_NO_BUMP|error"
 	"barrier||verify"
 	"barrier|-DMUT_TWO_COUNTER|error"
+	# Who runs a plain single (gomp/ws.c xg_single()).
+	"single||verify"
+	"single|-DMUT_FETCH_ADD|error"
+	"single|-DMUT_LOAD_STORE|error"
 	# The work-first split deque's steal path (deque.c, task_inline.h).
 	"deque||verify"
 	"deque|-DNTHIEVES=1|verify"

@@ -368,7 +368,8 @@ static void child_status(struct omp_call *call, int status, bool timed_out)
 		omp_call_fail(call, CELL_TIMEOUT, "a run took more than %.0f s (--timeout)",
 			      call->o->timeout);
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_SKIP)
-		omp_call_fail(call, CELL_SKIPPED, "xsched-bench-omp has no OpenMP version");
+		omp_call_fail(call, CELL_SKIPPED, "xsched-bench-omp cannot run it here%s",
+			      err[0] ? err : ": no OpenMP version");
 	else if (WIFEXITED(status) && WEXITSTATUS(status))
 		omp_call_fail(call, CELL_ERROR, "xsched-bench-omp exited with status %d%s",
 			      WEXITSTATUS(status), err);
