@@ -54,17 +54,6 @@ struct loader {
 	char text[TEXT_MAX];          /* its content */
 };
 
-void xs_topology_err(const char *file, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "xsched: topology: %s: ", file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /* ---- masks and cpulists -------------------------------------------------- */
 
 static void mask_set(struct xs_cpumask *m, uint32_t cpu)

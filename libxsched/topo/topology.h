@@ -141,7 +141,8 @@ struct xs_topology *xs_topology_load_from(const char *sysfs_root,
 					  const struct xs_topology_files *files);
 void xs_topology_free(struct xs_topology *topo);
 
-/* "xsched: topology: <file>: <problem>" on stderr: every load error. */
+/* topology_error.c: "xsched: topology: <file>: <problem>" on stderr, every
+ * load error. */
 void xs_topology_err(const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
