@@ -44,7 +44,16 @@
  * as libgomp runs new tasks undeferred once 64 x threads wait in its
  * team's queue, and as a cut-off would. The frames above stay there for
  * thieves, and a stolen frame starts a deque scope of its own on its
- * thief, with XG_DEPTH_MAX levels of parallelism below it again. Running a
+ * thief, with XG_DEPTH_MAX levels of parallelism below it again. Such a
+ * deep task has no frame a thief could take, and on a deep tree of tiny
+ * tasks (uts) the frames above are soon all run or taken while one
+ * thread runs the rest of the tree alone; so every XG_DEEP_POLL deep
+ * creations a thread looks for a sleeping thief that asked it for work,
+ * and if there is one the deep task opens a join scope of its own and its
+ * next children are frames, for a new window of XG_DEPTH_MAX frames
+ * (xg_past_depth(), xg_deep_asked()). An included task still runs at
+ * its place in the serial order: only a task with no child queued
+ * includes one. Running a
  * new task ahead of its queued elder siblings instead would turn a
  * depth-first search around (a branch and bound that takes before it
  * leaves would leave first, and prune as a LIFO runtime does, not as the
@@ -98,6 +107,8 @@
 /* Frames of its ancestors on its thread past which a task's children run
  * included (with frames; see the top). */
 #define XG_DEPTH_MAX 16
+/* Deep creations between two looks for a sleeping thief (xg_deep_asked()). */
+#define XG_DEEP_POLL 16384
 
 /* Inline argument block: header, then the data at offset 16. */
 struct xg_inline_hdr {
@@ -139,6 +150,11 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 	t->nodefer = final || parent->nodefer;
 	t->queue_children = false;
 	t->thieves = false;
+	t->deep = false;
+	t->scope_opened = false;
+	/* A task run by its parent's thread continues its parent's window of
+	 * frames; one a thief runs starts a window of its own. */
+	t->depth_from = tid == parent->tid ? parent->depth_from : 0;
 	t->tid = tid;
 }
 
@@ -282,13 +298,74 @@ static inline bool xg_nothing_deferred(const struct xg_task *cur)
 }
 
 /*
+ * Whether a deep task (past the depth bound, see xg_past_depth()) about to
+ * create a child should make work for a thief instead: every
+ * XG_DEEP_POLL deep creations on this thread it looks whether some worker
+ * of the team is asleep and asked this thread to publish (splitreq,
+ * raised before it parked, xs_deque_visible()). Not at every creation,
+ * and not for a thief that is still spinning: a thief given a frame deep
+ * in the tree mostly gets a tiny task, and asks again at once. Answering
+ * each ask made uts at 2 threads spend four times its run time in
+ * steals (656 000 steals for 44 M tasks), and fib three times its run
+ * time in wake-ups; once per XG_DEEP_POLL tasks costs a deep subtree at
+ * most one wake-up per that many tasks, and leaves a sleeping thief
+ * without work for at most that long.
+ */
+static __thread __attribute__((tls_model("initial-exec"))) uint32_t xg_deep_runs;
+
+static inline bool xg_deep_asked(const struct xs_worker *w)
+{
+	if (xs_likely(++xg_deep_runs < XG_DEEP_POLL))
+		return false;
+	xg_deep_runs = 0;
+	/* Relaxed, both: hints. splitreq is written by thieves
+	 * (xs_deque_steal_from(), xs_deque_visible()), nparked by parkers;
+	 * one missed now is seen at the next poll. */
+	return (xs_plain_load_relaxed(&w->dq.splitreq) & XS_SPLITREQ_REQ) &&
+	       xs_load_relaxed(&w->rt->nparked);
+}
+
+/*
+ * A deep task @cur (run at once, nodefer) whose thread is asked for work
+ * opens a join scope of its own, as xg_run_scoped() would have at its
+ * start: the frames it pushes from now on start at top, and it joins them
+ * before it ends (xg_scope_close()). Its later children are frames, and
+ * theirs too for a window of XG_DEPTH_MAX frames.
+ */
+static void xg_scope_open(struct xg_task *cur, struct xs_deque *d)
+{
+	cur->scope_base = d->base;
+	cur->scope_ctx = d->ctx;
+	d->ctx = XS_CTX_LAZY;
+	d->base = d->top;
+	cur->scope_opened = true;
+	cur->nodefer = false;
+	cur->deep = false;
+	cur->depth_from = d->base;
+}
+
+/* End of a task that opened a scope: join its children while its
+ * context @t exists, then give the deque back to the enclosing scope. */
+static __attribute__((noinline)) void xg_scope_close(struct xg_task *t)
+{
+	struct xs_deque *d = xs_deque_self();
+
+	if (d->top != d->base || d->ctx != XS_CTX_LAZY)
+		xs_task_end();
+	d->ctx = t->scope_ctx;
+	d->base = t->scope_base;
+}
+
+/*
  * Run an undeferred task of @cur whose descendants cannot be deferred
  * either: a direct call inside a task context, which omp_in_final(), a
  * taskwait (nothing to wait for: its children completed as they were
  * created) and the dependences among its children need; nothing else.
+ * @deep: run past the depth bound, or a descendant of such a task (not
+ * a final one): it may still open a scope when a thief asks.
  */
 static inline __attribute__((always_inline)) void
-xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
+xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final, bool deep)
 {
 	struct xg_task *saved = xg_cur;
 	struct xg_task t;
@@ -296,8 +373,11 @@ xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 	/* The same thread runs it: cur's thread number is its own. */
 	xg_task_init(&t, cur, final, cur->tid);
 	t.nodefer = true;
+	t.deep = (deep || cur->deep) && !t.final;
 	xg_cur = &t;
 	fn(data);
+	if (xs_unlikely(t.scope_opened))
+		xg_scope_close(&t);
 	if (xs_unlikely(t.deps != NULL))
 		xg_depend_free(&t);
 	xg_cur = saved;
@@ -334,12 +414,12 @@ xg_run_scoped(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 }
 
 /* Run @fn(@data) now as an undeferred task; @data is the task's own.
- * @included: its descendants run at once too (the depth bound). */
+ * @deep: past the depth bound (xg_past_depth()). */
 static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final,
-			    bool included)
+			    bool deep)
 {
-	if (included || xg_nothing_deferred(cur))
-		xg_run_included(fn, data, cur, final);
+	if (deep || xg_nothing_deferred(cur))
+		xg_run_included(fn, data, cur, final, deep);
 	else
 		xg_run_scoped(fn, data, cur, final);
 }
@@ -351,8 +431,7 @@ static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur,
  * when given) and, when @patch is given, its loop bounds patched in. */
 static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 			    long size, long align, struct xg_task *cur, bool final,
-			    void (*patch)(void *, const void *), const void *patch_arg,
-			    bool included)
+			    void (*patch)(void *, const void *), const void *patch_arg, bool deep)
 {
 	size_t a = align > 1 ? (size_t)align : 1;
 	size_t bytes = (size_t)size + a;
@@ -363,7 +442,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		/* gcc builds a fresh block per task and does not touch it after
 		 * GOMP_task returns: an undeferred task may use it in place (as
 		 * libgomp does). */
-		xg_run_in_place(fn, data, cur, final, included);
+		xg_run_in_place(fn, data, cur, final, deep);
 		return;
 	}
 	buf = bytes <= XG_STACK_COPY_MAX ? small : malloc(bytes);
@@ -378,7 +457,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		xg_copy(copy, data, size);
 	if (patch)
 		patch(copy, patch_arg);
-	xg_run_in_place(fn, copy, cur, final, included);
+	xg_run_in_place(fn, copy, cur, final, deep);
 	if (buf != small)
 		free(buf);
 }
@@ -431,6 +510,30 @@ static void xg_bound_join_frames(struct xs_worker *w, struct xs_deque *d, struct
 }
 
 /*
+ * Whether a task that @cur creates runs now, past the depth bound (see
+ * the top): the deque holds XG_DEPTH_MAX frames or more above cur's
+ * window (its ancestors' frames on this thread), @cur has no child
+ * queued (running the new one now is its place in the serial order), and
+ * no thief wants work (xg_deep_asked()). It then runs as a deep task: at once,
+ * its descendants too, until one of them is asked (xg_scope_open()). A
+ * task asked here opens a new window at the deque's base instead: this
+ * child and the next XG_DEPTH_MAX frames below it are frames again, and
+ * the commit of the first publishes (xs_frame_commit()). On a deep tree
+ * of tiny tasks (uts) the frames above the bound are soon all taken or
+ * run, and only this gives a thief anything.
+ */
+static inline bool xg_past_depth(const struct xs_worker *w, const struct xs_deque *d,
+				 struct xg_task *cur)
+{
+	if (xs_likely(d->base < cur->depth_from + XG_DEPTH_MAX || d->top != d->base))
+		return false;
+	if (xs_likely(!xg_deep_asked(w)))
+		return true;
+	cur->depth_from = d->base;
+	return false;
+}
+
+/*
  * Queue a task without dependences as a frame of the calling worker: its
  * block inline when it fits, else a record. At the bound, xg_bound()
  * decides: join first, queue, or run it now.
@@ -444,8 +547,8 @@ static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
 	struct xg_record *r = NULL;
 	struct xs_frame *f;
 
-	if (xs_unlikely(d->base >= XG_DEPTH_MAX)) {
-		/* Its ancestors' frames fill the deque: included. */
+	if (xs_unlikely(xg_past_depth(w, d, cur))) {
+		/* Deep, no elder sibling queued, nobody asking: now. */
 		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
 				true);
 		return;
@@ -589,7 +692,7 @@ xg_task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), l
 			xg_depend_wait(cur, depend);
 		/* Included (the cut-offs' leaves): a direct call, data in place. */
 		if (!cpyfn && xg_nothing_deferred(cur))
-			xg_run_included(fn, data, cur, final);
+			xg_run_included(fn, data, cur, final, false);
 		else if (!cpyfn)
 			xg_run_scoped(fn, data, cur, final);
 		else
@@ -677,14 +780,27 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 	}
 	final = (flags & XG_TASK_FINAL) || cur->final;
 	if (xs_unlikely(!if_clause || cur->nodefer || !w || cur->team->nthreads == 1)) {
+		if (xs_unlikely(cur->deep) && if_clause && xg_deep_asked(w)) {
+			/* A deep task asked for work: its children are frames
+			 * from here on. */
+			xg_scope_open(cur, &w->dq);
+			xg_task_defer(fn, data, NULL, arg_size, arg_align, cur, final, NULL,
+				      NULL);
+			return;
+		}
 		/* Undeferred, as in xg_task_general(). */
 		if (xg_nothing_deferred(cur))
-			xg_run_included(fn, data, cur, final);
+			xg_run_included(fn, data, cur, final, false);
 		else
 			xg_run_scoped(fn, data, cur, final);
 		return;
 	}
-	if (xs_likely(w->dq.limit && !cur->queue_children && w->dq.base < XG_DEPTH_MAX &&
+	if (xs_unlikely(w->dq.limit && !cur->queue_children && xg_past_depth(w, &w->dq, cur))) {
+		/* Deep and nobody asking (xg_past_depth()). */
+		xg_run_included(fn, data, cur, final, true);
+		return;
+	}
+	if (xs_likely(w->dq.limit && !cur->queue_children &&
 		      w->dq.top - w->dq.base < XG_QUEUED_MAX && arg_size <= XG_INLINE_DATA &&
 		      arg_align <= 16)) {
 		struct xs_frame *f = &w->dq.frames[w->dq.top];
