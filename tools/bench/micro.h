@@ -8,12 +8,15 @@
 #ifndef XSCHED_BENCH_MICRO_H
 #define XSCHED_BENCH_MICRO_H
 
+#include "taskbench.h"
+
 #define MICRO_OPS \
 	MICRO(parallel, "an empty parallel region: fork the team, join it") \
 	MICRO(barrier, "a barrier of the whole team, inside one region") \
 	MICRO(taskwait, "one empty task spawned by a single thread, then taskwait") \
 	MICRO(undeferred, "one empty if(0) task, run at once by its creator") \
-	MICRO(included, "one empty task created inside a final task (included)")
+	MICRO(included, "one empty task created inside a final task (included)") \
+	TASKBENCH_OPS
 
 /* Seconds that @iters operations took (xsched-bench-omp, micro_omp.c). */
 #define MICRO(name, doc) double micro_##name(long iters);
