@@ -51,9 +51,9 @@
  * creations a thread looks for a sleeping thief that asked it for work,
  * and if there is one the deep task opens a join scope of its own and its
  * next children are frames, for a new window of XG_DEPTH_MAX frames
- * (xg_past_depth(), xg_deep_asked()). An included task still runs at
- * its place in the serial order: only a task with no child queued
- * includes one. Running a
+ * (xg_past_depth(), xg_deep_poll()). An included task still runs at its
+ * place in the serial order: only a task with no child queued includes
+ * one. Running a
  * new task ahead of its queued elder siblings instead would turn a
  * depth-first search around (a branch and bound that takes before it
  * leaves would leave first, and prune as a LIFO runtime does, not as the
@@ -107,7 +107,7 @@
 /* Frames of its ancestors on its thread past which a task's children run
  * included (with frames; see the top). */
 #define XG_DEPTH_MAX 16
-/* Deep creations between two looks for a sleeping thief (xg_deep_asked()). */
+/* Deep creations between two looks for a sleeping thief (xg_deep_poll()). */
 #define XG_DEEP_POLL 16384
 
 /* Inline argument block: header, then the data at offset 16. */
@@ -152,9 +152,7 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 	t->thieves = false;
 	t->deep = false;
 	t->scope_opened = false;
-	/* A task run by its parent's thread continues its parent's window of
-	 * frames; one a thief runs starts a window of its own. */
-	t->depth_from = tid == parent->tid ? parent->depth_from : 0;
+	t->depth_from = parent->depth_from;
 	t->tid = tid;
 }
 
@@ -171,6 +169,11 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 	struct xg_task t;
 
 	xg_task_init(&t, parent, final, tid);
+	/* A task run by its parent's thread continues its parent's window of
+	 * frames (xg_task_init()); one a thief runs starts a window of its
+	 * own. */
+	if (tid != parent->tid)
+		t.depth_from = 0;
 	xg_cur = &t;
 	fn(data);
 	if (node)
@@ -313,11 +316,17 @@ static inline bool xg_nothing_deferred(const struct xg_task *cur)
  */
 static __thread __attribute__((tls_model("initial-exec"))) uint32_t xg_deep_runs;
 
-static inline bool xg_deep_asked(const struct xs_worker *w)
+/* A deep creation on this thread: true at every XG_DEEP_POLL-th. */
+static inline bool xg_deep_poll(void)
 {
 	if (xs_likely(++xg_deep_runs < XG_DEEP_POLL))
 		return false;
 	xg_deep_runs = 0;
+	return true;
+}
+
+static inline bool xg_deep_wanted(const struct xs_worker *w)
+{
 	/* Relaxed, both: hints. splitreq is written by thieves
 	 * (xs_deque_steal_from(), xs_deque_visible()), nparked by parkers;
 	 * one missed now is seen at the next poll. */
@@ -373,7 +382,7 @@ xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final,
 	/* The same thread runs it: cur's thread number is its own. */
 	xg_task_init(&t, cur, final, cur->tid);
 	t.nodefer = true;
-	t.deep = (deep || cur->deep) && !t.final;
+	t.deep = (deep | cur->deep) & !final; /* no branches: the hot path */
 	xg_cur = &t;
 	fn(data);
 	if (xs_unlikely(t.scope_opened))
@@ -514,8 +523,8 @@ static void xg_bound_join_frames(struct xs_worker *w, struct xs_deque *d, struct
  * the top): the deque holds XG_DEPTH_MAX frames or more above cur's
  * window (its ancestors' frames on this thread), @cur has no child
  * queued (running the new one now is its place in the serial order), and
- * no thief wants work (xg_deep_asked()). It then runs as a deep task: at once,
- * its descendants too, until one of them is asked (xg_scope_open()). A
+ * no thief wants work (xg_deep_poll()). It then runs as a deep task: at
+ * once, its descendants too, until one of them is asked (xg_deep_defer()). A
  * task asked here opens a new window at the deque's base instead: this
  * child and the next XG_DEPTH_MAX frames below it are frames again, and
  * the commit of the first publishes (xs_frame_commit()). On a deep tree
@@ -527,7 +536,7 @@ static inline bool xg_past_depth(const struct xs_worker *w, const struct xs_dequ
 {
 	if (xs_likely(d->base < cur->depth_from + XG_DEPTH_MAX || d->top != d->base))
 		return false;
-	if (xs_likely(!xg_deep_asked(w)))
+	if (xs_likely(!xg_deep_poll()) || !xg_deep_wanted(w))
 		return true;
 	cur->depth_from = d->base;
 	return false;
@@ -760,46 +769,12 @@ static inline void xg_copy_small(void *dst, const void *src, long size)
 	}
 }
 
-/*
- * The common tasks inline: a deferred task with a small block becomes a
- * frame (xg_task_frame()'s fast case), an undeferred one a direct call;
- * copy constructors, dependences and detach take xg_task_general().
- */
-XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-			 long arg_size, long arg_align, bool if_clause, unsigned flags,
-			 void **depend, int priority, void *detach)
+/* GOMP_task's deferred task without a copy constructor, dependences or
+ * detach: a frame in place when its block is small, else xg_task_defer(). */
+static inline __attribute__((always_inline)) void
+xg_task_queue(struct xs_worker *w, void (*fn)(void *), void *data, long arg_size,
+	      long arg_align, struct xg_task *cur, bool final)
 {
-	struct xg_task *cur = xg_task_self();
-	struct xs_worker *w = xs_self;
-	bool final;
-
-	if (xs_unlikely(cpyfn || (flags & (XG_TASK_DEPEND | XG_TASK_DETACH)))) {
-		xg_task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-				priority, detach, cur);
-		return;
-	}
-	final = (flags & XG_TASK_FINAL) || cur->final;
-	if (xs_unlikely(!if_clause || cur->nodefer || !w || cur->team->nthreads == 1)) {
-		if (xs_unlikely(cur->deep) && if_clause && xg_deep_asked(w)) {
-			/* A deep task asked for work: its children are frames
-			 * from here on. */
-			xg_scope_open(cur, &w->dq);
-			xg_task_defer(fn, data, NULL, arg_size, arg_align, cur, final, NULL,
-				      NULL);
-			return;
-		}
-		/* Undeferred, as in xg_task_general(). */
-		if (xg_nothing_deferred(cur))
-			xg_run_included(fn, data, cur, final, false);
-		else
-			xg_run_scoped(fn, data, cur, final);
-		return;
-	}
-	if (xs_unlikely(w->dq.limit && !cur->queue_children && xg_past_depth(w, &w->dq, cur))) {
-		/* Deep and nobody asking (xg_past_depth()). */
-		xg_run_included(fn, data, cur, final, true);
-		return;
-	}
 	if (xs_likely(w->dq.limit && !cur->queue_children &&
 		      w->dq.top - w->dq.base < XG_QUEUED_MAX && arg_size <= XG_INLINE_DATA &&
 		      arg_align <= 16)) {
@@ -814,6 +789,64 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 		return;
 	}
 	xg_task_defer(fn, data, NULL, arg_size, arg_align, cur, final, NULL, NULL);
+}
+
+/*
+ * A child of deep task @cur (run at once, nodefer; see xg_past_depth()):
+ * when its thread is asked for work (xg_deep_poll()), @cur opens a scope
+ * of its own, and this child and its later siblings are frames (true).
+ * Out of line: the undeferred path of GOMP_task stays short.
+ */
+static __attribute__((noinline)) bool
+xg_deep_defer(struct xs_worker *w, void (*fn)(void *), void *data, long arg_size,
+	      long arg_align, struct xg_task *cur, bool final)
+{
+	if (!xg_deep_wanted(w))
+		return false;
+	xg_scope_open(cur, &w->dq);
+	xg_task_defer(fn, data, NULL, arg_size, arg_align, cur, final, NULL, NULL);
+	return true;
+}
+
+/*
+ * The common tasks inline: a deferred task with a small block becomes a
+ * frame (xg_task_frame()'s fast case), an undeferred one a direct call;
+ * copy constructors, dependences and detach take xg_task_general().
+ */
+XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+			 long arg_size, long arg_align, bool if_clause, unsigned flags,
+			 void **depend, int priority, void *detach)
+{
+	struct xg_task *cur = xg_task_self();
+	struct xs_worker *w = xs_self;
+	bool final, deep;
+
+	if (xs_unlikely(cpyfn || (flags & (XG_TASK_DEPEND | XG_TASK_DETACH)))) {
+		xg_task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+				priority, detach, cur);
+		return;
+	}
+	final = (flags & XG_TASK_FINAL) || cur->final;
+	if (xs_unlikely(!if_clause || cur->nodefer || !w || cur->team->nthreads == 1)) {
+		if (xs_unlikely(cur->deep) && if_clause && xs_unlikely(xg_deep_poll()) &&
+		    xg_deep_defer(w, fn, data, arg_size, arg_align, cur, final))
+			return;
+		/* Undeferred, as in xg_task_general(). */
+		if (xs_unlikely(!xg_nothing_deferred(cur))) {
+			xg_run_scoped(fn, data, cur, final);
+			return;
+		}
+		deep = false;
+	} else if (xs_unlikely(w->dq.limit && !cur->queue_children &&
+			       xg_past_depth(w, &w->dq, cur))) {
+		/* Deep and nobody asking (xg_past_depth()). */
+		deep = true;
+	} else {
+		xg_task_queue(w, fn, data, arg_size, arg_align, cur, final);
+		return;
+	}
+	/* One inlined copy for both: the undeferred path stays short. */
+	xg_run_included(fn, data, cur, final, deep);
 }
 
 /* Join the current task's children; in a task that defers nothing they
