@@ -34,33 +34,33 @@
  * Queued tasks, with frames. Two bounds per thread keep the queue short
  * and the order serial. (1) A task keeps at most XG_QUEUED_MAX children
  * queued: at the bound it first joins the ones it has (oldest first, as
- * the serial program runs them), then queues the new one - unless
- * thieves take them: then it queues up to XG_HELD_MAX before it joins,
- * rather than wait at every bound for a child a thief runs
- * (xg_bound_join()). (2) A task whose ancestors hold XG_DEPTH_MAX frames on its
- * thread (the deque below its scope: children not joined yet, one or more
- * a level) creates included tasks: each runs at once by a direct call, and
- * so does everything below it (nodefer), in serial order, depth first -
- * as libgomp runs new tasks undeferred once 64 x threads wait in its
- * team's queue, and as a cut-off would. The frames above stay there for
- * thieves, and a stolen frame starts a deque scope of its own on its
- * thief, with XG_DEPTH_MAX levels of parallelism below it again. Such a
- * deep task has no frame a thief could take, and on a deep tree of tiny
- * tasks (uts) the frames above are soon all run or taken while one
- * thread runs the rest of the tree alone; so every XG_DEEP_POLL deep
- * creations a thread looks for a sleeping thief that asked it for work,
- * and if there is one the deep task opens a join scope of its own and its
- * next children are frames, for a new window of XG_DEPTH_MAX frames
- * (xg_past_depth(), xg_deep_poll()). An included task still runs at its
- * place in the serial order: only a task with no child queued includes
- * one. Running a
- * new task ahead of its queued elder siblings instead would turn a
- * depth-first search around (a branch and bound that takes before it
- * leaves would leave first, and prune as a LIFO runtime does, not as the
- * serial program). An included task's taskwait has nothing to wait for;
- * a serialized parallel region nested in it joins the enclosing scope at
- * its end (elder siblings, whose parent context still exists). A detached
- * task created there is included too, as past libgomp's bound.
+ * the serial program runs them), then queues the new one - unless thieves
+ * take them: then it queues up to XG_HELD_MAX before it joins, rather than
+ * wait at every bound for a child a thief runs (xg_bound_join()). (2) A
+ * task whose ancestors hold XG_DEPTH_MAX frames on its thread (the deque
+ * below its scope: children not joined yet, one or more a level) creates
+ * included tasks: each runs at once by a direct call, and so does
+ * everything below it (nodefer), in serial order, depth first - as libgomp
+ * runs new tasks undeferred once 64 x threads wait in its team's queue,
+ * and as a cut-off would. The frames above stay there for thieves, and a
+ * stolen frame starts a deque scope of its own on its thief, with
+ * XG_DEPTH_MAX levels of parallelism below it again. Such a deep task has
+ * no frame a thief could take, and on a deep tree of tiny tasks (uts) the
+ * frames above are soon all run or taken while one thread runs the rest of
+ * the tree alone; so every XG_DEEP_POLL deep creations a thread looks for
+ * a sleeping thief that asked it for work, and if there is one the deep
+ * task opens a join scope of its own and its next children are frames, for
+ * a new window of XG_DEPTH_MAX frames (xg_past_depth(), xg_deep_poll()).
+ * An included task still runs at its place in the serial order: only a
+ * task with no child queued includes one. Running a new task ahead of its
+ * queued elder siblings instead would turn a depth-first search around (a
+ * branch and bound that takes before it leaves would leave first, and
+ * prune as a LIFO runtime does, not as the serial program). An included
+ * task's taskwait has nothing to wait for (unless it opened a scope, and
+ * then it is no longer nodefer); a serialized parallel region
+ * nested in it joins the enclosing scope at its end (elder siblings, whose
+ * parent context still exists). A detached task created there is included
+ * too, as past libgomp's bound.
  *
  * Detached tasks. A detached task's body returns, then its thread waits
  * for the event, running queued descriptors meanwhile (detach.c) - not
