@@ -7,9 +7,9 @@
 # binomial tree), each spine node with leaf children and one child that
 # continues the spine, a task each, then a taskwait. Past the depth bound
 # (XG_DEPTH_MAX frames of ancestors on a thread) tasks run their children
-# at once; the test checks that a thread that went to sleep asking for
-# work is still given some from deep in the tree, not only the few frames
-# above the bound:
+# at once; the test checks that an idle thread that asks for work is
+# still given some from deep in the tree, not only the few frames above
+# the bound:
 #  - at depth DEEP (far below the bound) the spine node keeps creating
 #    leaves until the other thread has run some task at depth >= DEEP (or
 #    a 20 s deadline passes, so that a run without it ends); then the
@@ -17,7 +17,7 @@
 #  - both threads ran tasks at depth >= DEEP, and every task ran once
 #    (the tasks counted equal the tasks created).
 # Only executions are counted, per thread; nothing is timed. Before deep
-# tasks looked for a sleeping thief, the thread holding the spine ran all
+# tasks looked for a thief's request, the thread holding the spine ran all
 # of it alone: the other found nothing to take below the bound, and this
 # failed after the deadline (133 699 947 deep tasks against 0).
 set -uo pipefail

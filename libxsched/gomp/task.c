@@ -48,7 +48,7 @@
  * no frame a thief could take, and on a deep tree of tiny tasks (uts) the
  * frames above are soon all run or taken while one thread runs the rest of
  * the tree alone; so every XG_DEEP_POLL deep creations a thread looks for
- * a sleeping thief that asked it for work, and if there is one the deep
+ * a thief that asked it for work, and if there is one the deep
  * task opens a join scope of its own and its next children are frames, for
  * a new window of XG_DEPTH_MAX frames (xg_past_depth(), xg_deep_poll()).
  * An included task still runs at its place in the serial order: only a
@@ -107,7 +107,7 @@
 /* Frames of its ancestors on its thread past which a task's children run
  * included (with frames; see the top). */
 #define XG_DEPTH_MAX 16
-/* Deep creations between two looks for a sleeping thief (xg_deep_poll()). */
+/* Deep creations between two looks for a thief's request (xg_deep_poll()). */
 #define XG_DEEP_POLL 16384
 
 /* Inline argument block: header, then the data at offset 16. */
@@ -303,16 +303,18 @@ static inline bool xg_nothing_deferred(const struct xg_task *cur)
 /*
  * Whether a deep task (past the depth bound, see xg_past_depth()) about to
  * create a child should make work for a thief instead: every
- * XG_DEEP_POLL deep creations on this thread it looks whether some worker
- * of the team is asleep and asked this thread to publish (splitreq,
- * raised before it parked, xs_deque_visible()). Not at every creation,
- * and not for a thief that is still spinning: a thief given a frame deep
- * in the tree mostly gets a tiny task, and asks again at once. Answering
- * each ask made uts at 2 threads spend four times its run time in
- * steals (656 000 steals for 44 M tasks), and fib three times its run
- * time in wake-ups; once per XG_DEEP_POLL tasks costs a deep subtree at
- * most one wake-up per that many tasks, and leaves a sleeping thief
- * without work for at most that long.
+ * XG_DEEP_POLL deep creations on this thread it looks whether a thief
+ * asked this thread to publish (splitreq: a thief that found nothing
+ * public, or one about to park, xs_deque_visible()). Not at every
+ * creation: a thief given a frame deep in the tree mostly gets a tiny
+ * task, and asks again at once; answering each ask made uts at 2 threads
+ * spend four times its run time in steals (656 000 steals for 44 M
+ * tasks). Once per XG_DEEP_POLL tasks bounds that to one publication per
+ * that many tasks, and leaves an idle thief without work for at most
+ * that long. Asleep or not: an idle thief mostly spins rather than
+ * parks while this thread holds private frames, waiting to rescue them
+ * (deque_rescue.c), so a test for parked workers found none at most
+ * polls.
  */
 static __thread __attribute__((tls_model("initial-exec"))) uint32_t xg_deep_runs;
 
@@ -327,11 +329,9 @@ static inline bool xg_deep_poll(void)
 
 static inline bool xg_deep_wanted(const struct xs_worker *w)
 {
-	/* Relaxed, both: hints. splitreq is written by thieves
-	 * (xs_deque_steal_from(), xs_deque_visible()), nparked by parkers;
-	 * one missed now is seen at the next poll. */
-	return (xs_plain_load_relaxed(&w->dq.splitreq) & XS_SPLITREQ_REQ) &&
-	       xs_load_relaxed(&w->rt->nparked);
+	/* Relaxed: a hint written by thieves (xs_deque_steal_from(),
+	 * xs_deque_visible()); one missed now is seen at the next poll. */
+	return xs_plain_load_relaxed(&w->dq.splitreq) & XS_SPLITREQ_REQ;
 }
 
 /*

@@ -97,8 +97,8 @@ static void deep_chain(void)
 /*
  * A spine 2000 levels deep, each level with 10 leaf tasks and the next
  * level as a task, then a taskwait: the drop-in runs most of it past its
- * depth bound, where a thread that went to sleep for want of work is
- * given frames from deep in the spine (libxsched/gomp/task.c,
+ * depth bound, where an idle thread that asks for work is given frames
+ * from deep in the spine (libxsched/gomp/task.c,
  * xg_deep_defer()).
  */
 static unsigned long long spine(int depth)
