@@ -49,4 +49,8 @@
 /* gomp/gomp.h: the loop dispenser shared with xs_parallel_for() */
 #include "loops/loop.h"
 
+/* gomp/team.c: the largest team a num_threads clause can get (OpenMP
+ * lets an implementation give fewer threads than asked). */
+unsigned int xs_runtime_workers_max(void);
+
 #endif /* XSCHED_EXT_H */

@@ -296,6 +296,11 @@ static int xs_runtime_place(struct xs_runtime *rt, uint32_t *placement)
 	return 0;
 }
 
+unsigned int xs_runtime_workers_max(void)
+{
+	return XS_RUNTIME_WORKERS_MAX;
+}
+
 struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 {
 	struct xs_victim_view *view;
@@ -311,9 +316,9 @@ struct xs_runtime *xs_runtime_create(unsigned int nworkers)
 		err = EINVAL;
 		goto fail;
 	}
-	if (nworkers > 1024) {
-		fprintf(stderr, "xsched: xs_runtime_create(%u): expected 0..1024 workers\n",
-			nworkers);
+	if (nworkers > XS_RUNTIME_WORKERS_MAX) {
+		fprintf(stderr, "xsched: xs_runtime_create(%u): expected 0..%u workers\n",
+			nworkers, XS_RUNTIME_WORKERS_MAX);
 		err = EINVAL;
 		goto fail;
 	}

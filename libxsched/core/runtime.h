@@ -122,6 +122,9 @@ struct xs_worker {
 	struct xs_rescue_watch rescue;  /* deque_rescue.c, thief-private */
 };
 
+/* The most workers a runtime may have (xs_runtime_create()). */
+#define XS_RUNTIME_WORKERS_MAX 1024u
+
 struct xs_runtime {
 	struct xs_options opt;
 	uint32_t nworkers;

@@ -391,6 +391,25 @@ static void xg_threads_give(uint32_t n)
 		xs_fetch_sub_relaxed(&xg_threads_extra, n);
 }
 
+/*
+ * More threads asked for than a runtime can have (num_threads(10000),
+ * OMP_NUM_THREADS): the largest team allowed - OpenMP leaves the team
+ * size to the implementation when it cannot give what was asked - rather
+ * than a failed runtime and one thread (libgomp starts them all); said
+ * once per process.
+ */
+static uint32_t xg_team_threads_max(uint32_t asked)
+{
+	static _Atomic bool said;
+	uint32_t max = xs_runtime_workers_max();
+
+	/* Relaxed: only which region prints the line is decided here. */
+	if (!xs_exchange_relaxed(&said, true))
+		xg_warn("a team of %u threads asked for; teams have at most %u here, "
+			"regions that ask for more get %u", asked, max, max);
+	return max;
+}
+
 /* The number of threads for a region requested with @req (0: the ICV);
  * *@extra: what it took from OMP_THREAD_LIMIT's count. */
 static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_t *extra)
@@ -401,6 +420,8 @@ static uint32_t xg_team_threads(const struct xg_task *cur, unsigned req, uint32_
 	*extra = 0;
 	if (cur->team->active_level >= icv->max_active_levels || n <= 1)
 		return 1;
+	if (n > xs_runtime_workers_max())
+		n = xg_team_threads_max(n);
 	/* dyn-var: the implementation may give fewer threads than asked
 	 * (OpenMP 5.2, Algorithm 2.1), never more: this process's share of
 	 * the CPUs (xschedd's arbitration, or libgomp's load-average rule

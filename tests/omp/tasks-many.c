@@ -2,7 +2,8 @@
 /*
  * tasks-many.c - many tasks: 500000 leaf tasks from one producer, a binary
  * task tree of 2^18 leaves, a task chain thousands of levels deep with a
- * taskwait at each level, and fib(25) with both children spawned as tasks.
+ * taskwait at each level, a spine 2000 deep with 10 leaves a level, and
+ * fib(25) with both children spawned as tasks.
  */
 #include <omp.h>
 
@@ -93,6 +94,49 @@ static void deep_chain(void)
 	OK("tasks-many.deep-3000");
 }
 
+/*
+ * A spine 2000 levels deep, each level with 10 leaf tasks and the next
+ * level as a task, then a taskwait: the drop-in runs most of it past its
+ * depth bound, where an idle thread that asks for work is given frames
+ * from deep in the spine (libxsched/gomp/task.c,
+ * xg_deep_defer()).
+ */
+static unsigned long long spine(int depth)
+{
+	enum { SPINE = 2000, LEAVES = 10 };
+	unsigned long long leaves[LEAVES], next = 0, sum = omp_check_mix(depth) & 0xff;
+
+	if (depth == SPINE)
+		return sum;
+	for (int i = 0; i < LEAVES; i++) {
+#pragma omp task shared(leaves) firstprivate(i, depth)
+		leaves[i] = omp_check_mix(depth * LEAVES + i) & 0xfff;
+	}
+#pragma omp task shared(next) firstprivate(depth)
+	next = spine(depth + 1);
+#pragma omp taskwait
+	for (int i = 0; i < LEAVES; i++)
+		sum += leaves[i];
+	return sum + next;
+}
+
+static void deep_spine(void)
+{
+	unsigned long long got = 0, want = 0;
+
+#pragma omp parallel
+#pragma omp single
+	got = spine(0);
+	for (int d = 0; d <= 2000; d++) {
+		want += omp_check_mix(d) & 0xff;
+		for (int i = 0; d < 2000 && i < 10; i++)
+			want += omp_check_mix(d * 10 + i) & 0xfff;
+	}
+	CHECK("tasks-many.spine-2000", got == want);
+	printf("tasks-many.spine-2000 checksum %llu\n", got);
+	OK("tasks-many.spine-2000");
+}
+
 static long fib(int n)
 {
 	long x, y;
@@ -124,6 +168,7 @@ int main(void)
 	flat();
 	binary_tree();
 	deep_chain();
+	deep_spine();
 	bots_fib();
 	return 0;
 }

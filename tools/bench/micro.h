@@ -15,6 +15,8 @@
 #ifndef XSCHED_BENCH_MICRO_H
 #define XSCHED_BENCH_MICRO_H
 
+#include "taskbench.h"
+
 #define MICRO_OPS \
 	MICRO(parallel, "an empty parallel region: fork the team, join it") \
 	MICRO(barrier, "back-to-back barriers, no work between, timed whole (docs/perf/sync.md)") \
@@ -28,7 +30,8 @@
 	MICRO(epcc_critical, "EPCC: a critical around the delay, all threads, minus the delays") \
 	MICRO(epcc_lock, "an uncontended omp_set_lock/omp_unset_lock pair (own lock) after the delay") \
 	MICRO(epcc_lock_hint, "the same on a lock from omp_init_lock_with_hint(contended)") \
-	MICRO(epcc_nest_lock, "the same with omp_set_nest_lock/omp_unset_nest_lock")
+	MICRO(epcc_nest_lock, "the same with omp_set_nest_lock/omp_unset_nest_lock") \
+	TASKBENCH_OPS
 
 /* The delay: this many iterations of an empty asm (~0.1 us, EPCC's default
  * delay, at 3 GHz). */
