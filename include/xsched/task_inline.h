@@ -65,6 +65,10 @@ struct xs_deque {
 	 * statistics, the stats page); never compiled out: it is the only
 	 * count of the fast path's tasks. */
 	uint64_t pushed;
+	/* Tasks a layer ran at once by a direct call instead of queueing
+	 * them (the drop-in's undeferred and included tasks: libxsched/ext.h,
+	 * xs_count_run_at_once()); counted as pushed is, read as immediate. */
+	uint64_t run_at_once;
 	/* Set (relaxed) by thieves that found nothing public: publish. On a
 	 * line of its own: the owner reads it at every spawn and join, idle
 	 * thieves poll it, and it is written at most once per publication. */
