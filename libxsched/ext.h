@@ -53,4 +53,20 @@
  * lets an implementation give fewer threads than asked). */
 unsigned int xs_runtime_workers_max(void);
 
+/*
+ * gomp/task.c: a task the calling thread runs at once by a direct call
+ * instead of queueing it (an undeferred task, or an included one past the
+ * drop-in's bounds) is counted, so that the statistics and xsched-top see
+ * every task (they read it as immediate: obs/stats.c). Outside a worker
+ * nobody reads a count: nothing is counted.
+ */
+static inline void xs_count_run_at_once(void)
+{
+	struct xs_deque *d = xs_deque_self();
+
+	/* Relaxed: owner-written (task_inline.h); readers sum snapshots. */
+	if (d)
+		xs_plain_store_relaxed(&d->run_at_once, d->run_at_once + 1);
+}
+
 #endif /* XSCHED_EXT_H */

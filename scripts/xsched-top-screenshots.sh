@@ -70,6 +70,16 @@ if [[ -x $build/xschedd && $(id -u) == 0 ]]; then
 	daemon=$!
 	for _ in $(seq 50); do [[ -e $tmp/run/state ]] && break; sleep 0.1; done
 	[[ -e $tmp/run/state ]] && rt="$tmp/run"
+	# A real program beside the forged ones, so that the daemon gives it
+	# a CPU share (the forged processes hold no worker slots): fib on
+	# xsched, every task counted. Its serial runs take the first 5 s
+	# (--budget), its xsched runs the next 5, when the pictures are taken.
+	if [[ $rt == "$tmp/run" ]]; then
+		XSCHED_RUNTIME_DIR=$tmp/run "$build/xsched-bench" --only fib --n 32 \
+			--runtime xsched --threads 2 --repeat 1000 --budget 5 >/dev/null 2>&1 &
+		pids+=($!)
+		sleep 6
+	fi
 	sleep 1.5 # a few ticks of per-CPU loads
 fi
 
@@ -82,11 +92,17 @@ shot() { # COLS ROWS
 	tmux -L "$sock" kill-server
 	# The pane's text, on a canvas of the pane's size: COLS x ROWS cells
 	# of the font (measured on 100 M's and 10 lines), 8 pixels of border.
-	local m=(-font DejaVu-Sans-Mono -pointsize 13) cw ch
+	# Eight lines a label, appended: ImageMagick 6.9 refuses a label of
+	# more than about 1200 bytes ("width or height exceeds limit").
+	local m=(-font DejaVu-Sans-Mono -pointsize 13) cw ch labels=() chunk
 	cw=$("$convert" "${m[@]}" "label:$(printf 'M%.0s' $(seq 100))" -format '%w' info:)
 	ch=$("$convert" "${m[@]}" "label:$(printf 'M\n%.0s' $(seq 10))M" -format '%h' info:)
-	"$convert" -background '#1e1e1e' -fill '#d0d0d0' "${m[@]}" \
-		"label:$(sed 's/\\/\\\\/g; s/%/%%/g' "$tmp/$name.txt")" \
+	sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$tmp/$name.txt" |
+		sed 's/\\/\\\\/g; s/%/%%/g; s/^$/\xc2\xa0/' | split -l 8 - "$tmp/$name.part."
+	for chunk in "$tmp/$name.part."*; do
+		labels+=("label:$(cat "$chunk")")
+	done
+	"$convert" -background '#1e1e1e' -fill '#d0d0d0' "${m[@]}" "${labels[@]}" -append \
 		-gravity northwest -extent "$(($1 * cw / 100))x$(($2 * ch / 11))" \
 		-bordercolor '#1e1e1e' -border 8 "$out/$name.png"
 	echo "$out/$name.png"

@@ -57,11 +57,18 @@ struct xs_deque {
 	 * (libgomp, rp, continuations): XS_CTX_LAZY while a frame run by a
 	 * direct call has not needed one. */
 	struct xs_task *ctx;
-	/* Frames pushed: xs_spawn()'s counted when joined (one add per
-	 * join, not per spawn), typed ones only when joined out of line
-	 * (task_typed.h, Counting); owner-written with relaxed stores, read
-	 * by statistics. */
+	/* Frames pushed, each counted once: xs_spawn()'s (and the drop-in's)
+	 * when joined (one add per join, not per spawn), typed ones at their
+	 * spawn (task_typed.h, Counting). Every frame pushed runs once, here
+	 * or on a thief, so readers take it as tasks created and run.
+	 * Owner-written with relaxed stores, summed by readers (the
+	 * statistics, the stats page); never compiled out: it is the only
+	 * count of the fast path's tasks. */
 	uint64_t pushed;
+	/* Tasks a layer ran at once by a direct call instead of queueing
+	 * them (the drop-in's undeferred and included tasks: libxsched/ext.h,
+	 * xs_count_run_at_once()); counted as pushed is, read as immediate. */
+	uint64_t run_at_once;
 	/* Set (relaxed) by thieves that found nothing public: publish. On a
 	 * line of its own: the owner reads it at every spawn and join, idle
 	 * thieves poll it, and it is written at most once per publication. */

@@ -73,17 +73,18 @@
  * thief's request, goes to xs_task_join_newest() (deque.c).
  *
  * What a typed join saves: no argument copy (typed stores and loads), no
- * call through a pointer, no task context and no counter per call. The
- * direct call is a function call: the child runs as part of the task that
- * joins it (it gets no base or descriptor context of its own, as in Lace).
+ * call through a pointer and no task context per call. The direct call is
+ * a function call: the child runs as part of the task that joins it (it
+ * gets no base or descriptor context of its own, as in Lace).
  *
- * Counting. A typed child is counted in the statistics (static_pushes,
- * tasks_self/local/remote) only when it leaves that direct-call path: a
- * thief took it, or its join went out of line (a public frame, a thief's
- * request, a rescue) - once, by xs_task_join_newest(). A child joined by
- * a direct call is not counted, as a function call is not: one counter
- * add per join cost fib 0.2-0.25 ns of its ~1.6 ns per spawn+join
- * (docs/perf/core.md). With one worker no typed child is counted.
+ * Counting. Every typed child is counted once, when it is spawned, in
+ * its spawner's deque count (xs_deque.pushed, which the statistics and
+ * the stats page read as frames pushed and run: each runs once, joined by
+ * a direct call or by a thief): a relaxed store on the owner's own line,
+ * beside the top the spawn has just stored; no read-modify-write, no
+ * shared line, no branch. Counted at the spawn rather than at the join,
+ * it cost fib nothing measurable where the join's count cost fib in
+ * Lace's shape 5-10% (docs/perf/count-tasks.md).
  *
  * Order. A typed join runs the newest child, so children that nobody
  * steals start in reverse spawn order (Lace's order; thieves still take
@@ -130,12 +131,15 @@ static inline struct xs_frame *xs_typed_frame(struct xs_deque *d, uint32_t top)
 	return &d->frames[top];
 }
 
-/* Push the frame @top just filled: exactly xs_spawn()'s push. */
+/* Push the frame @top just filled: exactly xs_spawn()'s push, and the
+ * child counted (see Counting). */
 static inline void xs_typed_push(struct xs_deque *d, uint32_t top)
 {
 	/* Release: the frame to a rescuer's acquire of top (deque_rescue.c);
 	 * its check is the splitreq load below. */
 	__atomic_store_n(&d->top, top + 1, __ATOMIC_RELEASE);
+	/* Relaxed: owner-written; readers sum snapshots (obs/stats.c). */
+	__atomic_store_n(&d->pushed, d->pushed + 1, __ATOMIC_RELAXED);
 	/* Relaxed: a hint from a thief, as in xs_spawn(). */
 	if (__builtin_expect(__atomic_load_n(&d->splitreq, __ATOMIC_RELAXED) != 0, 0))
 		xs_task_publish();
@@ -156,8 +160,7 @@ static inline void xs_typed_push(struct xs_deque *d, uint32_t top)
 static inline int xs_typed_pop(struct xs_deque *d, uint32_t i)
 {
 	/* The one compare against the split is the "not stolen" test: a
-	 * frame at or above the split was never public. No counter here (a
-	 * child joined by a direct call is a function call; see Counting). */
+	 * frame at or above the split was never public. */
 	if (__builtin_expect(i < d->split, 0))
 		return xs_task_join_newest();
 	/* Relaxed, then the rescue check: deque_rescue.c. */

@@ -490,9 +490,10 @@ int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size)
 		return -E2BIG;
 	if (xs_unlikely(!fn))
 		return -EINVAL;
+	/* Not counted here: the caller counts the task it runs now (ext.h,
+	 * xs_count_run_at_once(); xs_task_run_undeferred()). */
 	if (xs_likely(!xs_task_queue(w, fn, arg, size)))
 		return 0;
-	xs_counter_inc(&w->ctr.immediate);
 	return -EAGAIN;
 }
 
@@ -538,6 +539,8 @@ void xs_task_run_undeferred(xs_task_fn fn, void *arg)
 
 	frame.fn = fn;
 	frame.parent = NULL;
+	/* Relaxed: owner-written (task_inline.h, run_at_once). */
+	xs_plain_store_relaxed(&w->dq.run_at_once, w->dq.run_at_once + 1);
 	xs_task_run_frame(w, &frame, arg);
 }
 

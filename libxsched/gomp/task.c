@@ -381,6 +381,7 @@ xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final,
 	struct xg_task t;
 
 	/* The same thread runs it: cur's thread number is its own. */
+	xs_count_run_at_once();
 	xg_task_init(&t, cur, final, cur->tid);
 	t.nodefer = true;
 	t.deep = (deep | cur->deep) & !final; /* no branches: the hot path */
@@ -409,6 +410,7 @@ xg_run_scoped(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 	struct xg_task *saved = xg_cur;
 	struct xg_task t;
 
+	xs_count_run_at_once();
 	xg_task_init(&t, cur, final, cur->tid);
 	xg_cur = &t;
 	d->ctx = XS_CTX_LAZY;

@@ -41,14 +41,18 @@ static uint64_t xs_sub_sat(uint64_t a, uint64_t b)
  *   static_pushes = created - continuations + frames pushed
  *   tasks_self    = finished - tasks_local - tasks_remote
  *                   + frames pushed - frames a thief ran
+ *   immediate     = immediate + tasks a layer ran at once (deque.h's
+ *                   run_at_once: the drop-in's undeferred and included)
  *
  * (the barrier's created and finished without its rejoined, barrier.h).
- * The worker increments the barrier's count first, so the statistics
- * counters are read first.
+ * Frames pushed and run at once are the deque's owner-written counts
+ * (task_inline.h), kept with -DXS_NO_STATS. The worker increments the
+ * barrier's count first, so the statistics counters are read first.
  */
 void xs_worker_counters(const struct xs_worker *w, struct xs_counters *out)
 {
 	uint64_t pushed = xs_plain_load_relaxed(&w->dq.pushed);
+	uint64_t run_at_once = xs_plain_load_relaxed(&w->dq.run_at_once);
 	uint64_t lost = xs_load_relaxed(&w->fctr.frames_stolen_ran);
 	uint64_t created, finished;
 
@@ -69,6 +73,7 @@ void xs_worker_counters(const struct xs_worker *w, struct xs_counters *out)
 			 xs_load_relaxed(&out->tasks_local) + xs_load_relaxed(&w->fctr.frames_taken));
 	xs_store_relaxed(&out->tasks_remote, xs_load_relaxed(&out->tasks_remote) +
 						     xs_load_relaxed(&w->fctr.frames_taken_remote));
+	xs_store_relaxed(&out->immediate, xs_load_relaxed(&out->immediate) + run_at_once);
 }
 
 uint64_t xs_stats_total(struct xs_runtime *rt, size_t offset)

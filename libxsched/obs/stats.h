@@ -18,13 +18,15 @@
  * and struct xs_stats's (include/xsched.h), so they stay; what feeds them
  * may change. Two are not incremented in w->ctr but derived from the
  * barrier's termination counts (core/barrier.h) by xs_worker_counters():
- * tasks_self and static_pushes. -DXS_NO_STATS compiles every increment out.
+ * tasks_self and static_pushes; it adds the deque's counts of frames and
+ * of tasks run at once (task_inline.h) to those and to immediate.
+ * -DXS_NO_STATS compiles every increment in w->ctr out.
  */
 #define XS_COUNTERS(X)                                                                     \
 	X(tasks_self, "queued tasks run by the worker that created them (derived)")       \
 	X(tasks_local, "queued tasks run here, created by another worker of this node")   \
 	X(tasks_remote, "queued tasks run here, created on another node")                  \
-	X(immediate, "tasks run immediately because the target queue was full")            \
+	X(immediate, "tasks run at once, not queued (full queue; drop-in: undeferred)")   \
 	X(static_pushes, "tasks pushed: queued descriptors (any policy), frames (derived)")  \
 	X(continuations, "continuations created (xs_continuation_create)")                \
 	X(requests_sent, "steal requests written into a victim's request cell")            \

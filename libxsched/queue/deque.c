@@ -518,8 +518,7 @@ void xs_deque_join_from(struct xs_worker *w, uint32_t first)
  * frame before it saw the pop sends us round again; stolen is waited
  * for. Returns 1 when the caller runs the frame's task (popped, never
  * run), 0 when a thief ran it: popped, its result in the frame. The frame
- * is counted here, once: the inline pop counts nothing (task_typed.h,
- * Counting).
+ * was counted at its spawn (task_typed.h, Counting).
  */
 int xs_task_join_newest(void)
 {
@@ -530,8 +529,6 @@ int xs_task_join_newest(void)
 	uint32_t r = xs_plain_load_relaxed(&d->splitreq);
 	bool ran = false;
 
-	/* Relaxed: owner-written; readers sum snapshots. */
-	xs_plain_store_relaxed(&d->pushed, d->pushed + 1);
 	if (r & XS_SPLITREQ_RESCUE)
 		xs_deque_rescue_check(w);
 	/* A thief asks: the older half of the private frames below this one

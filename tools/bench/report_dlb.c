@@ -150,8 +150,8 @@ void report_counters(const struct options *o, const struct cell *cells,
 		for (size_t k = 0; k < sizeof(columns) / sizeof(columns[0]); k++)
 			printf(" %7s", compact(per_run(c, columns[k].field), num,
 					       sizeof(num)));
-		/* Per task of the program (typed tasks are counted only when
-		 * stolen, so tasks_executed would undercount them). */
+		/* Per task of the program: its known task count, the same
+		 * for every runtime's cell. */
 		if (c->tasks)
 			printf(" %7.4f", (per_run(c, "ts_writes_owner") +
 					  per_run(c, "ts_writes_thief")) / (double)c->tasks);

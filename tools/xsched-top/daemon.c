@@ -73,6 +73,55 @@ static void top_pause_50us(void)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * The CPU shares of the copy @h (abi.h, struct xs_abi_share), checked as
+ * libxsched's reader checks them (daemon_share.c): the entries in use
+ * within the table, share_cpus within the CPUs, the active processes
+ * among the entries, no share above share_cpus, no more running workers
+ * than workers. A table that fails is not shown, and a note says why. (A
+ * pid listed twice shows its last entry: checking for it would cost a
+ * scan per entry.)
+ */
+static void top_daemon_shares(struct top_snap *s, const struct xs_abi_header *h,
+			      const char *path)
+{
+	struct top_daemon *d = &s->d;
+	const struct xs_abi_share *e = xs_abi_at(h, h->share_off);
+	const char *bad = NULL;
+	uint32_t n = 0;
+
+	if (h->share_count > h->nshares)
+		bad = "share_count exceeds nshares";
+	else if (h->share_count && (!h->share_cpus || h->share_cpus > h->ncpus ||
+				    h->share_active > h->share_count))
+		bad = "share_cpus or share_active out of range";
+	if (!bad && h->share_count) {
+		d->shares = malloc((size_t)h->share_count * sizeof(*d->shares));
+		if (!d->shares) {
+			top_note(s, "%s: CPU shares not shown: %s", path, strerror(ENOMEM));
+			return;
+		}
+	}
+	for (uint32_t i = 0; !bad && i < h->share_count; i++) {
+		if (!e[i].pid)
+			continue;
+		if (e[i].cpus > h->share_cpus || e[i].running > e[i].workers) {
+			bad = "an entry out of range";
+			break;
+		}
+		d->shares[n++] = e[i];
+	}
+	if (bad) {
+		free(d->shares);
+		d->shares = NULL;
+		top_note(s, "%s: CPU shares not shown: %s", path, bad);
+		return;
+	}
+	d->nshares = n;
+	d->share_cpus = h->share_cpus;
+	d->share_active = h->share_active;
+}
+
 void top_daemon_read(struct top_snap *s, const char *runtime_dir)
 {
 	struct top_daemon *d = &s->d;
@@ -188,6 +237,10 @@ void top_daemon_read(struct top_snap *s, const char *runtime_dir)
 	for (size_t i = 0; i < (size_t)d->ncpus * d->row_len; i++)
 		if (d->victims[i].cpu_index >= d->ncpus)
 			d->victims[i].cpu_index = UINT32_MAX;
+	/* A stale daemon's shares are no longer advice (daemon_share.c
+	 * falls back then): shown only while its heartbeat is fresh. */
+	if (d->fresh)
+		top_daemon_shares(s, copy, path);
 out:
 	free(copy);
 	if (sc.map != MAP_FAILED)

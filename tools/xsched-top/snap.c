@@ -119,6 +119,18 @@ static void top_proc_rates(struct top_proc *p, const struct top_proc *q)
 	p->immediate_ratio = p->executed ? (double)p->immediate / (double)p->executed : 0;
 }
 
+/* @p's entry in the daemon's share table, if it has one. */
+static void top_proc_share(struct top_proc *p, const struct top_daemon *d)
+{
+	p->share_cpus = -1;
+	p->share_running = 0;
+	for (uint32_t i = 0; i < d->nshares; i++)
+		if (d->shares[i].pid == p->h.pid) {
+			p->share_cpus = d->shares[i].cpus;
+			p->share_running = d->shares[i].running;
+		}
+}
+
 static void top_proc_free(struct top_proc *p)
 {
 	free(p->w);
@@ -271,6 +283,7 @@ int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top
 		}
 		s->procs[kept] = s->procs[i];
 		top_proc_command(&s->procs[kept]);
+		top_proc_share(&s->procs[kept], &s->d);
 		top_proc_rates(&s->procs[kept], top_prev_of(prev, &s->procs[kept]));
 		kept++;
 	}
@@ -287,6 +300,7 @@ void top_snap_free(struct top_snap *s)
 	free(s->d.cpus);
 	free(s->d.nodes);
 	free(s->d.victims);
+	free(s->d.shares);
 	memset(s, 0, sizeof(*s));
 }
 

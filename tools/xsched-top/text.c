@@ -58,6 +58,9 @@ void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *
 			}
 		}
 	}
+	if (d->nshares)
+		fprintf(out, "xsched-top: CPU shares: %u CPUs for xsched processes, divided among %u\n",
+			d->share_cpus, d->share_active);
 	for (uint32_t n = 0; d->present && n < d->nnodes; n++) {
 		char fr[16], tot[16];
 
@@ -72,14 +75,17 @@ void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *
 	for (size_t i = 0; i < s->nprocs; i++)
 		if (strlen(s->procs[i].cmd) > (size_t)cmd_w)
 			cmd_w = (int)strlen(s->procs[i].cmd);
-	fprintf(out, "%-8s %-3s %-*s %7s %7s %9s %9s %14s %14s %10s %9s %-4s %10s\n", "PID",
+	fprintf(out, "%-8s %-3s %-*s %7s %7s %9s %9s %14s %14s %10s %9s %-4s %10s %13s\n", "PID",
 		"RT", cmd_w, "COMMAND", "WORKERS", "TASKS/S", "STEAL_L/S", "STEAL_R/S",
-		"REQ_SENT_TOTAL", "REQ_HNDL_TOTAL", "IMM%_TOTAL", "IDLE%_INT", "DLB", "QUEUED_NOW");
+		"REQ_SENT_TOTAL", "REQ_HNDL_TOTAL", "IMM%_TOTAL", "IDLE%_INT", "DLB", "QUEUED_NOW",
+		"CPU_SHARE_NOW");
 	for (size_t i = 0; i < s->nprocs; i++) {
 		const struct top_proc *p = &s->procs[i];
-		char t[16], sl[16], sr[16], rs[16], rh[16], q[16];
+		char t[16], sl[16], sr[16], rs[16], rh[16], q[16], sh[24] = "-";
 
-		fprintf(out, "%-8u %-3u %-*s %7u %7s %9s %9s %14s %14s %10.1f %9.1f %-4s %10s\n",
+		if (p->share_cpus >= 0)
+			snprintf(sh, sizeof(sh), "%lld", (long long)p->share_cpus);
+		fprintf(out, "%-8u %-3u %-*s %7u %7s %9s %9s %14s %14s %10.1f %9.1f %-4s %10s %13s\n",
 			p->h.pid, p->h.runtime_id, cmd_w, p->cmd, p->h.nworkers,
 			top_human(t, sizeof(t), p->tasks_s, 1000),
 			top_human(sl, sizeof(sl), p->steals_local_s, 1000),
@@ -87,7 +93,7 @@ void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *
 			top_human(rs, sizeof(rs), (double)p->sent, 1000),
 			top_human(rh, sizeof(rh), (double)p->handled, 1000), 100 * p->immediate_ratio,
 			p->idle_pct, top_dlb_name(p->h.dlb),
-			top_human(q, sizeof(q), (double)p->queued, 1000));
+			top_human(q, sizeof(q), (double)p->queued, 1000), sh);
 	}
 	if (!s->nprocs)
 		fprintf(out, "(no xsched processes%s%s)\n",
@@ -103,7 +109,9 @@ void top_print_legend(FILE *out)
 {
 	fprintf(out, "# columns: /S per second over the last interval; _TOTAL since the runtime "
 		     "started;\n# _INT over the last interval; _NOW at the refresh. Times are "
-		     "UTC.\n# 12.3K, 1.2M: powers of 1000; memory in powers of 1024 (G: GiB).\n\n");
+		     "UTC.\n# 12.3K, 1.2M: powers of 1000; memory in powers of 1024 (G: GiB).\n"
+		     "# CPU_SHARE_NOW: CPUs xschedd's arbitration gives the process now (-: no "
+		     "share).\n\n");
 }
 
 static void top_json_worker(FILE *out, const struct top_proc *p, uint32_t i)
@@ -148,6 +156,9 @@ void top_print_json(FILE *out, const struct top_snap *s)
 			d->pid, d->fresh ? "true" : "false", d->tick_ns / 1e6,
 			d->heartbeat_age_ns / 1e6, (unsigned long long)d->generation, d->ncpus,
 			d->nnodes);
+		if (d->nshares)
+			fprintf(out, ",\"share_cpus\":%u,\"share_active\":%u", d->share_cpus,
+				d->share_active);
 	}
 	if (d->why[0]) {
 		fputs(",\"why\":", out);
@@ -185,6 +196,11 @@ void top_print_json(FILE *out, const struct top_snap *s)
 		top_print_json_str(out, p->cmd);
 		fputs(",\"path\":", out);
 		top_print_json_str(out, p->path);
+		if (p->share_cpus >= 0)
+			fprintf(out, ",\"share_cpus\":%lld,\"share_running\":%u",
+				(long long)p->share_cpus, p->share_running);
+		else
+			fputs(",\"share_cpus\":null", out);
 		fprintf(out,
 			",\"workers\":%u,\"dlb\":\"%s\",\"jobs\":%llu,\"in_job\":%s,\"daemon\":%s,"
 			"\"generation\":%llu,\"tasks_executed\":%llu,\"tasks_created\":%llu,"

@@ -43,6 +43,11 @@ struct top_proc {
 	 * /proc/<pid>/cmdline that comm is the truncated start of; printable
 	 * ASCII, quote-free. */
 	char cmd[128];
+	/* Its CPU share in xschedd's arbitration (struct xs_abi_share): CPUs
+	 * it may use now, and of its workers those running at the tick;
+	 * share_cpus -1: no entry (no daemon, or it holds no worker slot). */
+	int64_t share_cpus;
+	uint32_t share_running;
 };
 
 /* The daemon, as its state file says. */
@@ -57,6 +62,11 @@ struct top_daemon {
 	struct xs_abi_cpu *cpus;         /* copies */
 	struct xs_abi_node *nodes;
 	struct xs_abi_victim *victims;   /* [ncpus][row_len] */
+	/* The arbitration: CPUs xsched processes may use, processes among
+	 * which they are divided, and the entries in use (copies, checked:
+	 * nshares 0 when the table is inconsistent, with a note). */
+	uint32_t share_cpus, share_active, nshares;
+	struct xs_abi_share *shares;
 };
 
 struct top_snap {

@@ -139,6 +139,9 @@ static void top_header(struct top_ui *u, int *y)
 	if (u->o->filter[0])
 		snprintf(filter, sizeof(filter), "  /%.12s%s", u->o->filter,
 			 strlen(u->o->filter) > 12 ? "~" : "");
+	if (d->nshares)
+		top_put((*y)++, "  CPU shares: %u CPUs for xsched processes, divided among %u",
+			d->share_cpus, d->share_active);
 	top_put((*y)++, "delay %.1f s  sort %s %s%s%s  %zu processes   h help  q quit",
 		u->o->delay_s, top_sort_names[u->o->sort], top_sort_dir(u->o),
 		u->paused ? "  [paused]" : "", filter, top_nshown(u));
@@ -206,19 +209,31 @@ static void top_cpus(struct top_ui *u, int *y, int max_rows)
 	}
 }
 
+/* @p's CPU share (CPUs, or - without one) through @fmt, a "%s" format. */
+static void top_share(char *buf, size_t len, const char *fmt, const struct top_proc *p)
+{
+	char n[16] = "-";
+
+	if (p->share_cpus >= 0)
+		top_human(n, sizeof(n), (double)p->share_cpus, 1000);
+	snprintf(buf, len, fmt, n);
+}
+
 /* The columns of a process row other than COMMAND, and its widest. */
 #define TOP_ROW_FIXED 64
+#define TOP_ROW_SHARE 4
 #define TOP_ROW_TOTALS 30
 #define TOP_CMD_MAX 127
 
 static void top_procs(struct top_ui *u, int *y)
 {
 	bool wide = COLS >= TOP_WIDE_COLS;
-	int cmd_w = 12, room = COLS - TOP_ROW_FIXED - (wide ? TOP_ROW_TOTALS : 0);
+	int cmd_w = 12, room = COLS - TOP_ROW_FIXED - (wide ? TOP_ROW_SHARE + TOP_ROW_TOTALS : 0);
 	size_t shown = 0;
 
 	/* COMMAND is as wide as the longest name shown, if the screen has
-	 * room: 80 columns give it 16, 200 give it 106. */
+	 * room: 80 columns give it 16, 200 give it 102. Wide screens also
+	 * show SHR, the CPU share (an 80-column screen: the detail view). */
 	for (size_t i = 0; i < u->snap.nprocs; i++) {
 		int n = (int)strlen(u->snap.procs[i].cmd);
 
@@ -230,25 +245,27 @@ static void top_procs(struct top_ui *u, int *y)
 	if (cmd_w > TOP_CMD_MAX)
 		cmd_w = TOP_CMD_MAX;
 	attron(A_BOLD);
-	top_put((*y)++, "%-8s %-2s %-*s %3s %9s %9s %9s %5s %5s %-4s%s", "PID", "RT", cmd_w,
-		"COMMAND", "WRK", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "IMM%", "IDLE%", "DLB",
-		wide ? "  REQ_SENT_TOTAL REQ_HNDL_TOTAL" : "");
+	top_put((*y)++, "%-8s %-2s %-*s %3s%s %9s %9s %9s %5s %5s %-4s%s", "PID", "RT", cmd_w,
+		"COMMAND", "WRK", wide ? " SHR" : "", "TASKS/S", "STEAL_L/S", "STEAL_R/S", "IMM%",
+		"IDLE%", "DLB", wide ? "  REQ_SENT_TOTAL REQ_HNDL_TOTAL" : "");
 	attroff(A_BOLD);
 	for (size_t i = 0; i < u->snap.nprocs && *y < LINES - 1; i++) {
 		const struct top_proc *p = &u->snap.procs[i];
-		char totals[64] = "", t[16], sl[16], sr[16], rs[16], rh[16];
+		char totals[64] = "", t[16], sl[16], sr[16], rs[16], rh[16], sh[16] = "";
 
 		if (!top_shown(u, i))
 			continue;
 		shown++;
+		if (wide)
+			top_share(sh, sizeof(sh), " %3s", p);
 		if (wide)
 			snprintf(totals, sizeof(totals), "  %14s %14s",
 				 top_human(rs, sizeof(rs), (double)p->sent, 1000),
 				 top_human(rh, sizeof(rh), (double)p->handled, 1000));
 		if (i == u->sel)
 			attron(A_REVERSE);
-		top_put((*y)++, "%-8u %-2u %-*.*s %3u %9s %9s %9s %5.1f %5.1f %-4s%s", p->h.pid,
-			p->h.runtime_id, cmd_w, cmd_w, p->cmd, p->h.nworkers,
+		top_put((*y)++, "%-8u %-2u %-*.*s %3u%s %9s %9s %9s %5.1f %5.1f %-4s%s", p->h.pid,
+			p->h.runtime_id, cmd_w, cmd_w, p->cmd, p->h.nworkers, sh,
 			top_human(t, sizeof(t), p->tasks_s, 1000),
 			top_human(sl, sizeof(sl), p->steals_local_s, 1000),
 			top_human(sr, sizeof(sr), p->steals_remote_s, 1000), 100 * p->immediate_ratio,
@@ -294,6 +311,7 @@ static void top_draw_main(struct top_ui *u)
 static void top_draw_detail(struct top_ui *u)
 {
 	const struct top_proc *p;
+	char share[32];
 	int y = 0;
 
 	if (u->sel >= u->snap.nprocs) {
@@ -301,12 +319,13 @@ static void top_draw_detail(struct top_ui *u)
 		return;
 	}
 	p = &u->snap.procs[u->sel];
+	top_share(share, sizeof(share), "CPU share %s   ", p);
 	attron(A_BOLD);
 	top_put(y++, "workers of %u (%s), runtime %u: %u workers, dlb %s, %llu jobs%s", p->h.pid,
 		p->cmd, p->h.runtime_id, p->h.nworkers, top_dlb_name(p->h.dlb),
 		(unsigned long long)p->h.jobs, p->h.flags & XS_STATS_F_DAEMON ? ", with xschedd" : "");
 	attroff(A_BOLD);
-	mvprintw(y++, 0, "Esc: back   h help   q quit");
+	top_put(y++, "%sEsc: back   h help   q quit", p->share_cpus >= 0 ? share : "");
 	y++;
 	/* Counts are totals since the runtime started; TASKS/S and IDLE%
 	 * are over the last interval. 80 columns show the first eleven. */
@@ -393,6 +412,7 @@ static void top_draw_help(void)
 		"  d             set the delay between refreshes (seconds)",
 		"",
 		"Columns: /S per second over the last interval, _TOTAL since the start.",
+		"WRK workers; SHR the CPUs xschedd gives it now (wide screens, detail view);",
 		"TASKS/S tasks executed; STEAL_L/S, STEAL_R/S tasks stolen or redirected to",
 		"thieves on the same or another NUMA node; IMM% of all tasks, run at once",
 		"(full queue); IDLE% of the last interval spent waiting; DLB the balancing",
