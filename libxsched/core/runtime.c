@@ -196,9 +196,13 @@ void *xs_worker_main(void *arg)
 		xs_worker_wait_on(w, xs_job_posted, w, 0);
 		/* Relaxed: a loop posted since we last looked; whether it is
 		 * still open is xs_loop_help()'s question. Loops are not
-		 * waited for: one we miss has been run without us. */
-		if (XS_LOOP_SEQ(xs_load_relaxed(&rt->loop_state)) != w->loop_seen)
+		 * waited for: one we miss has been run without us. The next
+		 * loop is likely microseconds away: look for it alone for a
+		 * while before the full wait (xs_worker_linger()). */
+		if (XS_LOOP_SEQ(xs_load_relaxed(&rt->loop_state)) != w->loop_seen) {
 			xs_loop_help(w);
+			xs_worker_linger(w, xs_job_posted, w);
+		}
 		/* Acquire pairs with the release in xs_runtime_post(). No
 		 * new job is posted before this one's barrier, so the fields
 		 * read below are this job's. */

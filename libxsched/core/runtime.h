@@ -243,6 +243,7 @@ void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg);
 /* No worker in particular (xs_worker_wait_on()). */
 #define XS_AWAIT_NOBODY UINT32_MAX
 void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uint32_t awaited);
+bool xs_worker_linger(struct xs_worker *w, bool (*done)(void *), void *arg);
 void xs_worker_drain(struct xs_worker *w);
 void xs_worker_pause(struct xs_worker *w, uint64_t ns);
 void *xs_worker_main(void *arg);

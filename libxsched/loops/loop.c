@@ -653,6 +653,9 @@ static void xs_for_worker(void *p)
  * its claimed chunk, or for the moment between its entry and its first
  * claim; a helper that wakes after the close finds OPEN clear. A loop
  * posted while a helper is still busy elsewhere is simply run without it.
+ * Between loops a helper looks only at the word (and job_seq) for the spin
+ * window (xs_worker_linger()), so the next post costs it one line
+ * transfer, not a park and a wake-up.
  *
  * Tasks spawned by loop bodies are joined by the worker that spawned them
  * before its exit (its implicit task, as in a job), so they are complete
