@@ -719,6 +719,10 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	 * keeps a view past one of those). */
 	xs_daemon_client_job_start(rt);
 	xs_stats_page_job(rt, true);
+	if (rt->nworkers == 1) { /* nobody to post to */
+		xs_for_part(w0, j);
+		goto out;
+	}
 	rt->loop_job = j;
 	/* Relaxed load: closed and empty, nobody else writes the word now.
 	 * Release (P): loop_job and the dispenser, to the helpers' acquire
@@ -734,6 +738,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	s = xs_fetch_and_acquire(&rt->loop_state, ~XS_LOOP_OPEN);
 	if (XS_LOOP_INSIDE(s))
 		xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
+out:
 	xs_stats_page_job(rt, false);
 	xs_self = NULL;
 	return 0;
@@ -798,7 +803,10 @@ static int xs_for_run_claimed(struct xs_runtime *rt, struct xs_for_job *j, uint6
 	else
 		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
 				  xs_load_acquire(&rt->victims));
-	xs_loop_disp_claim_all(&j->disp, slots);
+	/* Alone, the caller has nobody to leave chunks to: its schedule
+	 * as it is (a static block is one chunk, not claimable pieces). */
+	if (rt->nworkers > 1)
+		xs_loop_disp_claim_all(&j->disp, slots);
 	ret = xs_for_elastic(rt, j);
 	if (tried && ret >= 0)
 		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,
