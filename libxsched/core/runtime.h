@@ -175,7 +175,8 @@ struct xs_runtime {
 	 * if they can and nobody waits for. loop_state is one word, so that
 	 * joining, leaving and closing are single read-modify-writes on one
 	 * line: the loop's number (XS_LOOP_SEQ), whether loop_job takes
-	 * helpers (XS_LOOP_OPEN) and the helpers inside it (XS_LOOP_INSIDE). */
+	 * helpers (XS_LOOP_OPEN), whether its chunks are all in loop_slots
+	 * (XS_LOOP_CLAIMS) and the helpers inside it (XS_LOOP_INSIDE). */
 	xs_cache_aligned _Atomic uint64_t loop_state;
 	void *loop_job;
 	struct xs_loop_slot *loop_slots; /* nworkers claim words, lazily */
@@ -254,10 +255,11 @@ void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
 void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
 void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
 
-/* rt->loop_state: the loop's number in the high half, then the open bit
- * and the count of helpers inside (loop.c). */
+/* rt->loop_state: the loop's number in the high half, then the open bit,
+ * the claims bit and the count of helpers inside (loop.c). */
 #define XS_LOOP_OPEN (1ull << 31)
-#define XS_LOOP_INSIDE(s) ((uint32_t)((s) & (XS_LOOP_OPEN - 1)))
+#define XS_LOOP_CLAIMS (1ull << 30)
+#define XS_LOOP_INSIDE(s) ((uint32_t)((s) & (XS_LOOP_CLAIMS - 1)))
 #define XS_LOOP_SEQ(s) ((uint32_t)((s) >> 32))
 
 /* loop.c: join the elastic loop just posted, if it is still open. */

@@ -651,7 +651,12 @@ static void xs_for_worker(void *p)
  *
  * A helper that is switched out while inside holds up the caller only for
  * its claimed chunk, or for the moment between its entry and its first
- * claim; a helper that wakes after the close finds OPEN clear. A loop
+ * claim; a helper that wakes after the close finds OPEN clear. When the
+ * loop's chunks are all in claim words (XS_LOOP_CLAIMS: every elastic
+ * loop but dynamic and guided ones) a helper looks at them before it
+ * joins and stays out when all are empty (xs_loop_claims_left()): a
+ * helper that came in after the caller took the last chunk would only
+ * hold it up for its way in and out. A loop
  * posted while a helper is still busy elsewhere is simply run without it.
  * Between loops a helper looks only at the word (and job_seq) for the spin
  * window (xs_worker_linger()), so the next post costs it one line
@@ -673,6 +678,29 @@ static void xs_for_part(struct xs_worker *w, struct xs_for_job *j)
 	w->in_job = false;
 }
 
+/*
+ * Whether any claim word of the posted loop still holds a chunk, looking
+ * at @w's own first. A hint: claim words only empty during a loop, so a
+ * helper that finds them all empty has nothing to claim, and joining
+ * would only make the caller wait for its exit. The words are the
+ * runtime's (rt->loop_slots), never freed before it, so reading them is
+ * safe whatever loop is running meanwhile.
+ */
+static bool xs_loop_claims_left(struct xs_worker *w)
+{
+	struct xs_runtime *rt = w->rt;
+
+	for (uint32_t k = 0; k < rt->nworkers; k++) {
+		uint32_t t = (w->id + k) % rt->nworkers;
+		/* Relaxed: a hint (above); the claim itself is a CAS. */
+		uint64_t span = xs_load_relaxed(&rt->loop_slots[t].span);
+
+		if (XS_SPAN_FRONT(span) < XS_SPAN_BACK(span))
+			return true;
+	}
+	return false;
+}
+
 void xs_loop_help(struct xs_worker *w)
 {
 	struct xs_runtime *rt = w->rt;
@@ -683,6 +711,10 @@ void xs_loop_help(struct xs_worker *w)
 	for (;;) {
 		w->loop_seen = XS_LOOP_SEQ(s);
 		if (!(s & XS_LOOP_OPEN))
+			return;
+		/* Every chunk already taken (by the caller, or by helpers
+		 * that came first): stay out, as a helper that came late. */
+		if ((s & XS_LOOP_CLAIMS) && !xs_loop_claims_left(w))
 			return;
 		/* Acquire: loop_job and the dispenser, published by P's
 		 * release (a CAS that read another helper's entry is in P's
@@ -729,13 +761,14 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	 * in J. */
 	s = xs_load_relaxed(&rt->loop_state);
 	xs_store_release(&rt->loop_state,
-			 (uint64_t)(XS_LOOP_SEQ(s) + 1) << 32 | XS_LOOP_OPEN);
+			 (uint64_t)(XS_LOOP_SEQ(s) + 1) << 32 | XS_LOOP_OPEN |
+			 (j->disp.claim_all ? XS_LOOP_CLAIMS : 0));
 	for (uint32_t i = 1; i < rt->nworkers; i++)
 		xs_park_notify(&rt->workers[i]->park);
 	xs_for_part(w0, j);
 	/* Acquire (C): the chunks of every helper that already left, by
 	 * their release in X. */
-	s = xs_fetch_and_acquire(&rt->loop_state, ~XS_LOOP_OPEN);
+	s = xs_fetch_and_acquire(&rt->loop_state, ~(XS_LOOP_OPEN | XS_LOOP_CLAIMS));
 	if (XS_LOOP_INSIDE(s))
 		xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
 out:

@@ -38,7 +38,9 @@
  *   helper()    loop.c  xs_loop_help()
  *     J1 read the word            xs_load_acquire(&rt->loop_state)
  *     J2 CAS word -> word + 1     xs_cas_weak_acquire(&rt->loop_state, &s, s + 1)
- *        if open, else retry
+ *        if open, else retry;     before it, xs_loop_claims_left(): every
+ *        or stay out when every      claim word empty (XS_LOOP_CLAIMS),
+ *        chunk is taken              the dispenser's `next` here
  *     H  claim and run chunks     xs_for_part(w, rt->loop_job)
  *     X  inside--, and if the     xs_fetch_sub_release(&rt->loop_state, 1);
  *        loop was closed and we      xs_park_notify(&rt->workers[0]->park)
@@ -150,6 +152,9 @@ J1:		atomic { s_seq = seq; s_open = open; s_inside = inside };
 		joined = 0;
 		do
 		:: !s_open -> break
+		/* the peek: every chunk taken, stay out (a hint, so the
+		 * helper may also go on and find nothing) */
+		:: s_open && next == CHUNKS -> break
 		:: else ->
 J2:			atomic {
 				if
