@@ -72,6 +72,7 @@ static inline void *xs_alloc_cache_aligned(size_t size)
 #define xs_fetch_or_relaxed(p, v) atomic_fetch_or_explicit((p), (v), memory_order_relaxed)
 #define xs_fetch_or_release(p, v) atomic_fetch_or_explicit((p), (v), memory_order_release)
 #define xs_fetch_and_relaxed(p, v) atomic_fetch_and_explicit((p), (v), memory_order_relaxed)
+#define xs_fetch_and_acquire(p, v) atomic_fetch_and_explicit((p), (v), memory_order_acquire)
 #define xs_fetch_and_release(p, v) atomic_fetch_and_explicit((p), (v), memory_order_release)
 
 /* Compare-exchange: true if *p was *expected and is now desired; else

@@ -130,11 +130,12 @@ static bool xs_job_posted(void *arg)
 {
 	struct xs_worker *w = arg;
 
-	/* Acquire pairs with the release in xs_runtime_post(): the job's
-	 * fields are visible once its number is. Relaxed loop_seq: only a
-	 * hint to look; xs_loop_help() orders what it reads itself. */
-	return xs_load_acquire(&w->rt->job_seq) != w->job_seen ||
-	       xs_load_relaxed(&w->rt->loop_seq) != w->loop_seen;
+	/* Relaxed loop_state: only a hint to look; xs_loop_help() orders
+	 * what it reads itself. Acquire pairs with the release in
+	 * xs_runtime_post(): the job's fields are visible once its number
+	 * is. The loop first: a loop is posted every few microseconds. */
+	return XS_LOOP_SEQ(xs_load_relaxed(&w->rt->loop_state)) != w->loop_seen ||
+	       xs_load_acquire(&w->rt->job_seq) != w->job_seen;
 }
 
 /*
@@ -195,10 +196,12 @@ void *xs_worker_main(void *arg)
 		xs_worker_wait_on(w, xs_job_posted, w, 0);
 		/* Relaxed: a loop posted since we last looked; whether it is
 		 * still open is xs_loop_help()'s question. Loops are not
-		 * waited for: one we miss has been run without us. */
-		if (xs_load_relaxed(&rt->loop_seq) != w->loop_seen) {
-			w->loop_seen = xs_load_relaxed(&rt->loop_seq);
+		 * waited for: one we miss has been run without us. The next
+		 * loop is likely microseconds away: look for it alone for a
+		 * while before the full wait (xs_worker_linger()). */
+		if (XS_LOOP_SEQ(xs_load_relaxed(&rt->loop_state)) != w->loop_seen) {
 			xs_loop_help(w);
+			xs_worker_linger(w, xs_job_posted, w);
 		}
 		/* Acquire pairs with the release in xs_runtime_post(). No
 		 * new job is posted before this one's barrier, so the fields

@@ -88,7 +88,7 @@ struct xs_worker {
 	uint32_t saturated_at;          /* nest level that raised park.saturated, or 0 */
 	uintptr_t stack_mark;           /* xs_thread_stack_mark() of the running thread */
 	uint64_t job_seen;              /* last job sequence number run */
-	uint64_t loop_seen;             /* last rt->loop_seq looked at (loop.c) */
+	uint32_t loop_seen;             /* last loop number looked at (loop.c) */
 	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
 	bool in_job;                    /* between job start and barrier release */
 	/* Set by a spawner in xs_wake_a_thief(), cleared by this worker once
@@ -163,29 +163,29 @@ struct xs_runtime {
 	/* The job being run. Fields are written before job_seq is released
 	 * and read after it is acquired; see xs_runtime_post(). */
 	xs_cache_aligned _Atomic uint64_t job_seq;
+	enum xs_job_kind job_kind;
+	xs_task_fn job_fn;
+	void *job_arg;
 	/* The thread running a job or a loop on this runtime (as worker 0),
 	 * by the address of its claim token, NULL when none: another that
 	 * calls gets -EBUSY (xs_runtime_claim()). claim_depth: the claims
 	 * it holds beyond the first (a loop that records its affinity runs
-	 * a job), written by that thread only. */
-	_Atomic(const void *) claimed;
+	 * a job), written by that thread only. Off job_seq's line, which
+	 * idle workers poll: a claim per loop would pull it away from them. */
+	xs_cache_aligned _Atomic(const void *) claimed;
 	uint32_t claim_depth;
-	enum xs_job_kind job_kind;
-	xs_task_fn job_fn;
-	void *job_arg;
 	/* Elastic loops (loop.c, xs_loop_help()): a loop that workers join
-	 * if they can and nobody waits for. loop_seq counts posted loops
-	 * (release, pairs with the workers' acquire in xs_job_posted());
-	 * loop_open is 1 while the loop loop_job takes helpers, loop_inside
-	 * counts the workers between their entry and their exit. */
-	xs_cache_aligned _Atomic uint64_t loop_seq;
-	_Atomic uint32_t loop_open;
+	 * if they can and nobody waits for. loop_state is one word, so that
+	 * joining, leaving and closing are single read-modify-writes on one
+	 * line: the loop's number (XS_LOOP_SEQ), whether loop_job takes
+	 * helpers (XS_LOOP_OPEN), whether its chunks are all in loop_slots
+	 * (XS_LOOP_CLAIMS) and the helpers inside it (XS_LOOP_INSIDE). */
+	xs_cache_aligned _Atomic uint64_t loop_state;
 	void *loop_job;
 	struct xs_loop_slot *loop_slots; /* nworkers claim words, lazily */
-	xs_cache_aligned _Atomic uint32_t loop_inside;
 	/* Settled answers of affinity loops (affinity_choice.c): read and
 	 * written only by the thread running a loop on this runtime; off
-	 * loop_inside's line, which every helper writes. */
+	 * loop_state's line, which every helper writes. */
 	xs_cache_aligned struct xs_aff_memo aff_memo[XS_AFF_MEMO_SLOTS];
 	uint32_t aff_memo_next;
 };
@@ -247,6 +247,7 @@ void xs_worker_wait_until(struct xs_worker *w, bool (*done)(void *), void *arg);
 /* No worker in particular (xs_worker_wait_on()). */
 #define XS_AWAIT_NOBODY UINT32_MAX
 void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uint32_t awaited);
+bool xs_worker_linger(struct xs_worker *w, bool (*done)(void *), void *arg);
 void xs_worker_drain(struct xs_worker *w);
 void xs_worker_pause(struct xs_worker *w, uint64_t ns);
 void *xs_worker_main(void *arg);
@@ -256,6 +257,13 @@ void xs_worker_job_begin(struct xs_worker *w);
 void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
 void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
 void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
+
+/* rt->loop_state: the loop's number in the high half, then the open bit,
+ * the claims bit and the count of helpers inside (loop.c). */
+#define XS_LOOP_OPEN (1ull << 31)
+#define XS_LOOP_CLAIMS (1ull << 30)
+#define XS_LOOP_INSIDE(s) ((uint32_t)((s) & (XS_LOOP_CLAIMS - 1)))
+#define XS_LOOP_SEQ(s) ((uint32_t)((s) >> 32))
 
 /* loop.c: join the elastic loop just posted, if it is still open. */
 void xs_loop_help(struct xs_worker *w);

@@ -798,6 +798,39 @@ void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uin
 }
 
 /*
+ * Look at @done(@arg) alone, for the spin window at most, yielding as a
+ * full wait does; true once it holds. For a worker between loops
+ * (runtime.c): the next one is likely posted within microseconds, and
+ * the full wait's round of pops, steals and requests per look would see
+ * it late, and read lines the poster writes. Between jobs nothing else is
+ * queued for the worker but continuations, which end the lingering; it
+ * then waits as usual (stealing, parking). Nothing when waiters do not
+ * spin (XSCHED_SPIN_US=0, more workers than CPUs).
+ */
+bool xs_worker_linger(struct xs_worker *w, bool (*done)(void *), void *arg)
+{
+	uint64_t since, now;
+	uint32_t spins = 0;
+
+	if (!w->rt->spin_ns || w->rt->oversubscribed)
+		return done(arg);
+	since = xs_now_ns();
+	xs_idle_begin(&w->idle, since);
+	while (!done(arg)) {
+		if (++spins % XS_SPINS_PER_YIELD) {
+			xs_cpu_relax();
+			continue;
+		}
+		now = xs_now_ns();
+		if (now - since >= w->rt->spin_ns || xs_inject_pending(w->rt))
+			break;
+		xs_worker_yield(w);
+	}
+	xs_idle_end(&w->idle, xs_now_ns());
+	return done(arg);
+}
+
+/*
  * How long an idle stretch that begins now spins before it parks:
  * XSCHED_SPIN_US, or XSCHED_RESCUE_US while a teammate holds private
  * frames. Such a teammate publishes half of them at its next spawn or

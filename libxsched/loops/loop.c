@@ -618,25 +618,49 @@ static void xs_for_worker(void *p)
  * (xs_loop_disp_claim_all()), so a worker that never comes strands
  * nothing. Nobody waits for a worker outside.
  *
- *   caller (worker 0)                     helper w, woken by loop_seq
- *   loop_job = j; open = 1 (seq_cst)      inside += 1 (seq_cst RMW)
- *   loop_seq += 1 (release), notify       if open (seq_cst load):
- *   run chunks until none is left             run chunks of loop_job until
- *   open = 0 (seq_cst)                        none is left; join children
- *   wait until inside == 0 (seq_cst)      inside -= 1 (release), notify 0
+ * Joining, leaving and closing are read-modify-writes of one word,
+ * rt->loop_state = seq << 32 | OPEN | inside (runtime.h), so they are
+ * totally ordered and need no Dekker fence pair:
  *
- * Dekker on (open, inside), every access seq_cst: either the helper's
- * load sees open = 0 and it touches nothing, or the caller's load of
- * inside sees the helper and waits for its exit. So when the caller
- * returns, no helper still uses loop_job (the caller's stack) or its claim
- * words, and every chunk has completed: each was claimed (the caller found
- * every claim word empty) by the caller or by a helper that has exited;
- * the exit's release (and the RMW chain of inside) pairs with the
- * caller's load, so the chunks' writes are visible. A helper that is
- * switched out while inside holds up the caller only for its claimed
- * chunk, or for the moment between its entry and its first claim; a
- * helper that wakes after the close finds open = 0. A loop posted while a
- * helper is still busy elsewhere is simply run without it.
+ *   caller (worker 0)                    helper w, polling loop_state
+ *   P  loop_job = j                      J  s = state (acquire); if OPEN:
+ *      state = seq+1 | OPEN (release)         CAS s -> s + 1 (acquire)
+ *   R  run chunks until none is left     H  run chunks of loop_job until
+ *   C  old = fetch_and ~OPEN (acquire)        none is left; join children
+ *   W  if inside(old): wait until        X  old = fetch_sub 1 (release);
+ *      inside == 0 (acquire)                  last out of a closed loop:
+ *                                             notify worker 0
+ *
+ * A helper enters only by a CAS from a value with OPEN set, and C clears
+ * OPEN; C's old value counts every helper that entered before it, and
+ * none enters after it. So when the caller returns, no helper still uses
+ * loop_job (the caller's stack) or its claim words, and every chunk has
+ * completed: each was claimed (the caller found every claim word empty)
+ * by the caller or by a helper that has left; X's release heads a release
+ * sequence (every later RMW of the word continues it) that C's or W's
+ * acquire reads, so the chunks' writes are visible. P may be a plain
+ * store: while the loop is closed and empty no helper writes the word.
+ * The CAS compares the whole word, the loop's number included: a helper
+ * that read an earlier loop's word fails and reads again (joining the
+ * loop open then is as right as joining it first-hand). A helper that
+ * leaves an open loop notifies nobody:
+ * the caller has not closed, and C will read its decrement. The last one
+ * out of a closed loop notifies worker 0, which may have parked in W.
+ * tests/models/loop.pml checks this (every chunk once, nobody touches a
+ * returned loop, no lost wake-up of the caller).
+ *
+ * A helper that is switched out while inside holds up the caller only for
+ * its claimed chunk, or for the moment between its entry and its first
+ * claim; a helper that wakes after the close finds OPEN clear. When the
+ * loop's chunks are all in claim words (XS_LOOP_CLAIMS: every elastic
+ * loop but dynamic and guided ones) a helper looks at them before it
+ * joins and stays out when all are empty (xs_loop_claims_left()): a
+ * helper that came in after the caller took the last chunk would only
+ * hold it up for its way in and out. A loop
+ * posted while a helper is still busy elsewhere is simply run without it.
+ * Between loops a helper looks only at the word (and job_seq) for the spin
+ * window (xs_worker_linger()), so the next post costs it one line
+ * transfer, not a park and a wake-up.
  *
  * Tasks spawned by loop bodies are joined by the worker that spawned them
  * before its exit (its implicit task, as in a job), so they are complete
@@ -654,30 +678,70 @@ static void xs_for_part(struct xs_worker *w, struct xs_for_job *j)
 	w->in_job = false;
 }
 
-void xs_loop_help(struct xs_worker *w)
+/*
+ * Whether any claim word of the posted loop still holds a chunk, looking
+ * at @w's own first. A hint: claim words only empty during a loop, so a
+ * helper that finds them all empty has nothing to claim, and joining
+ * would only make the caller wait for its exit. The words are the
+ * runtime's (rt->loop_slots), never freed before it, so reading them is
+ * safe whatever loop is running meanwhile.
+ */
+static bool xs_loop_claims_left(struct xs_worker *w)
 {
 	struct xs_runtime *rt = w->rt;
 
-	/* seq_cst: the helper's half of the Dekker pair above. */
-	xs_fetch_add_seq_cst(&rt->loop_inside, 1);
-	if (xs_load_seq_cst(&rt->loop_open))
-		xs_for_part(w, rt->loop_job);
-	/* Release: our chunks' writes before the caller's load of inside. */
-	xs_fetch_sub_release(&rt->loop_inside, 1);
-	xs_park_notify(&rt->workers[0]->park);
+	for (uint32_t k = 0; k < rt->nworkers; k++) {
+		uint32_t t = (w->id + k) % rt->nworkers;
+		/* Relaxed: a hint (above); the claim itself is a CAS. */
+		uint64_t span = xs_load_relaxed(&rt->loop_slots[t].span);
+
+		if (XS_SPAN_FRONT(span) < XS_SPAN_BACK(span))
+			return true;
+	}
+	return false;
+}
+
+void xs_loop_help(struct xs_worker *w)
+{
+	struct xs_runtime *rt = w->rt;
+	/* Acquire (J): with the CAS below, pairs with the caller's release
+	 * in P; a value read here that is not open is only looked at. */
+	uint64_t s = xs_load_acquire(&rt->loop_state), old;
+
+	for (;;) {
+		w->loop_seen = XS_LOOP_SEQ(s);
+		if (!(s & XS_LOOP_OPEN))
+			return;
+		/* Every chunk already taken (by the caller, or by helpers
+		 * that came first): stay out, as a helper that came late. */
+		if ((s & XS_LOOP_CLAIMS) && !xs_loop_claims_left(w))
+			return;
+		/* Acquire: loop_job and the dispenser, published by P's
+		 * release (a CAS that read another helper's entry is in P's
+		 * release sequence). Fails when the word moved: another
+		 * helper, the close, or a later loop; look again. */
+		if (xs_cas_weak_acquire(&rt->loop_state, &s, s + 1))
+			break;
+	}
+	xs_for_part(w, rt->loop_job);
+	/* Release (X): our chunks' writes, to the caller's acquire in C or W. */
+	old = xs_fetch_sub_release(&rt->loop_state, 1);
+	if (!(old & XS_LOOP_OPEN) && XS_LOOP_INSIDE(old) == 1)
+		xs_park_notify(&rt->workers[0]->park);
 }
 
 static bool xs_loop_helpers_left(void *arg)
 {
 	struct xs_runtime *rt = arg;
 
-	/* seq_cst: the caller's half of the Dekker pair (after the close). */
-	return xs_load_seq_cst(&rt->loop_inside) == 0;
+	/* Acquire (W): pairs with the last helper's release in X. */
+	return XS_LOOP_INSIDE(xs_load_acquire(&rt->loop_state)) == 0;
 }
 
 static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 {
 	struct xs_worker *w0 = rt->workers[0];
+	uint64_t s;
 
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
@@ -687,18 +751,27 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	 * keeps a view past one of those). */
 	xs_daemon_client_job_start(rt);
 	xs_stats_page_job(rt, true);
+	if (rt->nworkers == 1) { /* nobody to post to */
+		xs_for_part(w0, j);
+		goto out;
+	}
 	rt->loop_job = j;
-	/* seq_cst: publishes loop_job and the dispenser (a release) to the
-	 * helpers' seq_cst load of open. */
-	xs_store_seq_cst(&rt->loop_open, 1);
-	/* Relaxed load: only the calling thread writes loop_seq. Release:
-	 * a woken helper then finds open (it loads it seq_cst anyway). */
-	xs_store_release(&rt->loop_seq, xs_load_relaxed(&rt->loop_seq) + 1);
+	/* Relaxed load: closed and empty, nobody else writes the word now.
+	 * Release (P): loop_job and the dispenser, to the helpers' acquire
+	 * in J. */
+	s = xs_load_relaxed(&rt->loop_state);
+	xs_store_release(&rt->loop_state,
+			 (uint64_t)(XS_LOOP_SEQ(s) + 1) << 32 | XS_LOOP_OPEN |
+			 (j->disp.claim_all ? XS_LOOP_CLAIMS : 0));
 	for (uint32_t i = 1; i < rt->nworkers; i++)
 		xs_park_notify(&rt->workers[i]->park);
 	xs_for_part(w0, j);
-	xs_store_seq_cst(&rt->loop_open, 0);
-	xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
+	/* Acquire (C): the chunks of every helper that already left, by
+	 * their release in X. */
+	s = xs_fetch_and_acquire(&rt->loop_state, ~(XS_LOOP_OPEN | XS_LOOP_CLAIMS));
+	if (XS_LOOP_INSIDE(s))
+		xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
+out:
 	xs_stats_page_job(rt, false);
 	xs_self = NULL;
 	return 0;
@@ -763,7 +836,10 @@ static int xs_for_run_claimed(struct xs_runtime *rt, struct xs_for_job *j, uint6
 	else
 		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
 				  xs_load_acquire(&rt->victims));
-	xs_loop_disp_claim_all(&j->disp, slots);
+	/* Alone, the caller has nobody to leave chunks to: its schedule
+	 * as it is (a static block is one chunk, not claimable pieces). */
+	if (rt->nworkers > 1)
+		xs_loop_disp_claim_all(&j->disp, slots);
 	ret = xs_for_elastic(rt, j);
 	if (tried && ret >= 0)
 		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,

@@ -61,6 +61,12 @@ runs=(
 	"deque|-DTYPED -DRESCUE -DN=2|verify"
 	"deque|-DTYPED -DRESCUE -DNTHIEVES=1 -DTRIES=3|verify"
 	"deque|-DTYPED -DRESCUE -DNTHIEVES=1 -DTRIES=3 -DMUT_TYPED_NO_CHECK|error"
+	# The elastic loop's join/leave/close word (loops/loop.c).
+	"loop||verify"
+	"loop|-DNH=1|verify"
+	"loop|-DMUT_JOIN_BLIND|error"
+	"loop|-DMUT_NO_WAIT|error"
+	"loop|-DMUT_NOTIFY_OPEN|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do
