@@ -442,6 +442,7 @@ static struct xs_worker *xs_runtime_enter(struct xs_runtime *rt, enum xs_job_kin
 					  xs_task_fn fn, void *arg, int *err)
 {
 	struct xs_worker *w0;
+	uint64_t now;
 
 	*err = !rt || !fn ? -EINVAL : xs_self ? -EBUSY : xs_runtime_claim(rt);
 	if (*err)
@@ -449,8 +450,9 @@ static struct xs_worker *xs_runtime_enter(struct xs_runtime *rt, enum xs_job_kin
 	w0 = rt->workers[0];
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
-	xs_daemon_client_job_start(rt);
-	xs_stats_page_job(rt, true);
+	now = xs_now_ns();
+	xs_daemon_client_job_start(rt, now);
+	xs_stats_page_job(rt, true, now);
 	/* Worker 0 is whichever thread runs the job. */
 	xs_profile_thread(w0->log);
 	xs_runtime_post(rt, kind, fn, arg);
@@ -468,7 +470,7 @@ static int xs_runtime_job(struct xs_runtime *rt, enum xs_job_kind kind, xs_task_
 	if (!w0)
 		return err;
 	xs_worker_run_job(w0, kind, fn, arg);
-	xs_stats_page_job(rt, false);
+	xs_stats_page_job(rt, false, xs_now_ns());
 	xs_self = NULL;
 	xs_runtime_unclaim(rt);
 	return 0;
@@ -510,7 +512,7 @@ void xs_runtime_parallel_end(struct xs_runtime *rt, struct xs_job_frame *job)
 
 	xs_worker_implicit_end(w0, &job->frame);
 	xs_worker_job_end(w0, job->t0);
-	xs_stats_page_job(rt, false);
+	xs_stats_page_job(rt, false, xs_now_ns());
 	xs_self = NULL;
 	xs_runtime_unclaim(rt);
 }

@@ -925,12 +925,11 @@ static bool xs_daemon_conn_alive(const struct xs_daemon_conn *c, uint64_t now)
 	       xs_abi_fresh(hc.heartbeat_ns, hc.flags, now, xs_daemon_max_age(hc.tick_ns));
 }
 
-void xs_daemon_client_job_start(struct xs_runtime *rt)
+void xs_daemon_client_job_start(struct xs_runtime *rt, uint64_t now)
 {
 	struct xs_daemon_client *dc = rt->daemon;
 	struct xs_daemon_conn *c, *old;
 	const char *why;
-	uint64_t now;
 	int err;
 
 	if (!dc)
@@ -944,7 +943,6 @@ void xs_daemon_client_job_start(struct xs_runtime *rt)
 	xs_daemon_reclaim(dc, xs_load_relaxed(&rt->job_seq));
 	xs_daemon_busy_drop(dc);
 
-	now = xs_now_ns();
 	/* Relaxed: this thread is the only writer of conn. */
 	old = xs_load_relaxed(&dc->conn);
 	if (old && xs_daemon_conn_alive(old, now)) {

@@ -175,8 +175,9 @@ int xs_daemon_client_create(struct xs_runtime *rt);
 void xs_daemon_client_thread(struct xs_runtime *rt, uint32_t id);
 /* After the threads started: REGISTER every worker (the caller is 0). */
 void xs_daemon_client_start(struct xs_runtime *rt);
-/* Job start, on the calling thread, before the job is posted. */
-void xs_daemon_client_job_start(struct xs_runtime *rt);
+/* Job start, on the calling thread, before the job is posted; @now is
+ * xs_now_ns(), read once by the caller for this and the stats page. */
+void xs_daemon_client_job_start(struct xs_runtime *rt, uint64_t now);
 /* xs_runtime_free(), workers joined: the own view back in rt->victims,
  * everything else freed, the socket closed. */
 void xs_daemon_client_destroy(struct xs_runtime *rt);

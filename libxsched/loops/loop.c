@@ -741,7 +741,7 @@ static bool xs_loop_helpers_left(void *arg)
 static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 {
 	struct xs_worker *w0 = rt->workers[0];
-	uint64_t s;
+	uint64_t s, now;
 
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
@@ -749,8 +749,9 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	 * flag and worker 0's idle clock (daemon_client.h frees retired
 	 * views by job_seq, which counts barrier jobs only: a helper never
 	 * keeps a view past one of those). */
-	xs_daemon_client_job_start(rt);
-	xs_stats_page_job(rt, true);
+	now = xs_now_ns();
+	xs_daemon_client_job_start(rt, now);
+	xs_stats_page_job(rt, true, now);
 	if (rt->nworkers == 1) { /* nobody to post to */
 		xs_for_part(w0, j);
 		goto out;
@@ -772,7 +773,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	if (XS_LOOP_INSIDE(s))
 		xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
 out:
-	xs_stats_page_job(rt, false);
+	xs_stats_page_job(rt, false, xs_now_ns());
 	xs_self = NULL;
 	return 0;
 }

@@ -342,11 +342,10 @@ void xs_stats_page_start(struct xs_runtime *rt)
 		xs_stats_warn(p->path, EAGAIN);
 }
 
-void xs_stats_page_job(struct xs_runtime *rt, bool begin)
+void xs_stats_page_job(struct xs_runtime *rt, bool begin, uint64_t now)
 {
 	struct xs_stats_page *p = rt->stats_page;
 	struct xs_worker *w0 = rt->workers[0];
-	uint64_t now = xs_now_ns();
 	uint32_t flags;
 
 	if (!p)

@@ -73,8 +73,9 @@ void xs_stats_page_create(struct xs_runtime *rt);
 void xs_stats_page_thread(struct xs_runtime *rt, uint32_t id);
 /* After the worker threads started: start the publisher. */
 void xs_stats_page_start(struct xs_runtime *rt);
-/* Job start (@begin) and end, on the thread that runs worker 0. */
-void xs_stats_page_job(struct xs_runtime *rt, bool begin);
+/* Job start (@begin) and end, on the thread that runs worker 0, at @now
+ * (xs_now_ns(): the caller reads the clock once for the daemon and this). */
+void xs_stats_page_job(struct xs_runtime *rt, bool begin, uint64_t now);
 /* xs_runtime_free(), workers joined or never started: stop the publisher,
  * remove the page. */
 void xs_stats_page_destroy(struct xs_runtime *rt);
