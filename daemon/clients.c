@@ -40,7 +40,10 @@
  *   - connections: XSCHEDD_USER_CLIENTS per user, XSCHEDD_MAX_CLIENTS in
  *     all (less if RLIMIT_NOFILE cannot hold them, see xsd_fd_budget());
  *   - unread replies: a client is answered only once it has read its last
- *     reply (SIOCOUTQ is 0). One that sends a request before is closed, and
+ *     reply (SIOCOUTQ is 0), with one exception: a RECLAIM may follow its
+ *     LEND before the LEND's reply is read (a rank back from MPI must not
+ *     wait for the daemon's answer to send it), so at most that reply,
+ *     which has no descriptors, is unread. One that sends a request before is closed, and
  *     while the kernel still holds replies the daemon sent it (their
  *     descriptors are charged to the daemon's user until read: past its
  *     RLIMIT_NOFILE every sendmsg() with SCM_RIGHTS fails, ETOOMANYREFS),
@@ -127,6 +130,7 @@ struct xsd_client {
 	bool slow;          /* the tick shut its socket: its receive ends */
 	bool lending;       /* between a LEND and its RECLAIM */
 	bool lender;        /* it has sent a LEND: a participant of the division */
+	uint16_t last_type; /* the type of the last reply sent */
 	uint32_t lent;      /* CPUs taken at its LEND (0 when it had none to give) */
 	int pending;
 	struct xsd_user *user;
@@ -648,6 +652,7 @@ static int xsd_send(struct xsd_client *c, struct xs_abi_reply *r, const int *fds
 	/* Never block the loop on a client that does not read its replies. */
 	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(*r))
 		return -EIO;
+	c->last_type = r->type;
 	return 0;
 }
 
@@ -880,6 +885,19 @@ gone:
 	return -1;
 }
 
+/* Whether the request of @n bytes in c->buf is a RECLAIM sent right after
+ * the LEND it ends, whose reply may still be unread: the one request that
+ * need not wait for the last reply. When that LEND came, every earlier
+ * reply had been read (else it was refused), so only its reply is
+ * unread. */
+static bool xsd_reclaim_after_lend(const struct xsd_client *c, int n)
+{
+	const struct xs_abi_request *q = (const void *)c->buf;
+
+	return c->lending && c->last_type == XS_ABI_LEND && n == (int)sizeof(*q) &&
+	       q->type == XS_ABI_RECLAIM;
+}
+
 int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
 {
 	uint64_t now = xsd_now_ns();
@@ -891,7 +909,7 @@ int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
 	c->last_ns = now;
 	/* A request before the last reply was read: the protocol is one
 	 * reply per request, read before the next request. */
-	if (xsd_unread(c) > 0)
+	if (xsd_unread(c) > 0 && !xsd_reclaim_after_lend(c, n))
 		return xsd_refuse(d, c, -EPROTO, "a request before its last reply was read",
 				  &xsd_rl_protocol);
 	c->fds_sent = false; /* every reply was read */

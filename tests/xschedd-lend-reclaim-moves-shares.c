@@ -8,7 +8,11 @@
  * LEND before RECLAIM is refused (-EALREADY) and changes nothing. RECLAIM:
  * before its reply, 4 and 4 again, nothing lent or borrowed; a RECLAIM
  * with no lend running is refused (-ENOENT). The lend stays applied across
- * ticks while it runs (the division of every tick keeps it).
+ * ticks while it runs (the division of every tick keeps it). A RECLAIM
+ * sent right after its LEND, before the LEND's reply is read (as a rank
+ * back from MPI does), is served: both replies come, status 0, and the
+ * shares are even again (the one exception to "read the last reply
+ * first", which closes the connection otherwise).
  *
  * Without the daemon's half (an xschedd of ABI 3) the LEND is answered
  * XS_ABI_ERROR and the shares never move: every check below fails.
@@ -85,6 +89,17 @@ TEST(lend_moves_shares_reclaim_moves_them_back)
 	ASSERT_EQ(0, xsd_test_snapshot(&w.c, w.snap));
 	EXPECT_TRUE(lend_split_even(w.snap, a.pid, b.pid, 0))
 		lend_show(_metadata, w.snap, "after the second RECLAIM");
+
+	/* Pipelined: RECLAIM before the LEND's reply is read. */
+	ASSERT_EQ(0, lend_command(&a, LEND_DO_PIPELINED, 3, &count)) xsd_test_dump_log(&w.t);
+	EXPECT_EQ(3, count);
+	ASSERT_EQ(0, xsd_test_snapshot(&w.c, w.snap));
+	EXPECT_TRUE(lend_split_even(w.snap, a.pid, b.pid, 0))
+		lend_show(_metadata, w.snap, "after a pipelined LEND and RECLAIM");
+	/* and the connection still serves */
+	ASSERT_EQ(0, lend_command(&a, LEND_DO_LEND, 1, &count));
+	EXPECT_EQ(1, count);
+	ASSERT_EQ(0, lend_command(&a, LEND_DO_RECLAIM, 0, NULL));
 
 	lend_child_end(&a);
 	lend_child_end(&b);

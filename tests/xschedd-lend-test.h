@@ -23,8 +23,11 @@
 #define XSD_LEND_CPUS 8
 
 /* LEND_DO_LEND_AGAIN: LEND on a second connection of the child's own,
- * kept open until it exits. */
-enum { LEND_IDLE, LEND_DO_LEND, LEND_DO_LEND_AGAIN, LEND_DO_RECLAIM, LEND_DO_EXIT };
+ * kept open until it exits. LEND_DO_PIPELINED: LEND and RECLAIM sent at
+ * once, then both replies read (status: the first failure, count: the
+ * LEND's). */
+enum { LEND_IDLE, LEND_DO_LEND, LEND_DO_LEND_AGAIN, LEND_DO_RECLAIM, LEND_DO_PIPELINED,
+       LEND_DO_EXIT };
 
 /* One child's mailbox: the parent writes cmd and arg, then bumps seq; the
  * child acts and writes the reply's status and count, then sets done to
@@ -98,6 +101,23 @@ static inline void lend_child_main(const struct xsd_test *t, struct lend_box *b)
 							       NULL);
 			b->count = r.count;
 			break;
+		case LEND_DO_PIPELINED: {
+			struct xs_abi_request q[2];
+			struct xs_abi_reply r2;
+
+			xsd_test_request(&q[0], XS_ABI_LEND, &b->arg, 1);
+			xsd_test_request(&q[1], XS_ABI_RECLAIM, NULL, 0);
+			b->status = -EIO;
+			if (send(c.fd, &q[0], sizeof(q[0]), MSG_NOSIGNAL) != sizeof(q[0]) ||
+			    send(c.fd, &q[1], sizeof(q[1]), MSG_NOSIGNAL) != sizeof(q[1]) ||
+			    xsd_test_recv(c.fd, &r, NULL) != sizeof(r) ||
+			    xsd_test_recv(c.fd, &r2, NULL) != sizeof(r2))
+				break;
+			b->count = r.count;
+			b->status = r.type != XS_ABI_LEND ? -EBADMSG : r.status ? r.status
+					   : r2.type != XS_ABI_RECLAIM ? -EBADMSG : r2.status;
+			break;
+		}
 		case LEND_DO_RECLAIM:
 			b->status = xsd_test_call(c.fd, XS_ABI_RECLAIM, NULL, 0, &r, NULL);
 			b->count = r.count;
