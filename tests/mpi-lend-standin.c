@@ -2,7 +2,7 @@
 /*
  * mpi-lend-standin - a stand-in for the lending half of xschedd that
  * docs/mpi.md proposes, for tests/mpi-lend-standin.sh: it listens on
- * DIR/socket, answers HELLO, LEND and RECLAIM (lend_proto.h) as the daemon
+ * DIR/socket, answers HELLO, LEND and RECLAIM (xsched/abi.h) as the daemon
  * would, keeps each connection's lend as a lease, and logs one line per
  * event to LOG:
  *
@@ -40,7 +40,6 @@
 
 #include <xsched/abi.h>
 
-#include "../libxsched/mpi/lend_proto.h"
 
 #define MAX_CLIENTS 64
 
@@ -353,7 +352,7 @@ int main(int argc, char **argv)
 				r.status = -ENOSPC;
 				for (uint32_t i = 0; i < q.count; i++)
 					r.slots[i] = UINT32_MAX;
-			} else if (q.type == XS_MPI_ABI_LEND && !abi3 && q.count == 1) {
+			} else if (q.type == XS_ABI_LEND && !abi3 && q.count == 1) {
 				if (c->lent) {
 					r.status = -EALREADY;
 				} else {
@@ -365,7 +364,7 @@ int main(int argc, char **argv)
 				}
 				fprintf(log, "%llu %d LEND %u %u\n", (unsigned long long)now_ns(), c->pid,
 					q.tids[0], on_loan);
-			} else if (q.type == XS_MPI_ABI_RECLAIM && !abi3) {
+			} else if (q.type == XS_ABI_RECLAIM && !abi3) {
 				fprintf(log, "%llu %d RECLAIM %u %u\n", (unsigned long long)now_ns(),
 					c->pid, c->lent, on_loan - c->lent);
 				on_loan -= c->lent;
@@ -376,7 +375,7 @@ int main(int argc, char **argv)
 			}
 			/* The daemon republishes before it answers LEND and
 			 * RECLAIM: the reply is the proof the shares moved. */
-			if (state && (q.type == XS_MPI_ABI_LEND || q.type == XS_MPI_ABI_RECLAIM))
+			if (state && (q.type == XS_ABI_LEND || q.type == XS_ABI_RECLAIM))
 				publish(cl, log);
 			send(c->fd, &r, sizeof(r), MSG_NOSIGNAL);
 			if (r.type == XS_ABI_ERROR) {
