@@ -305,25 +305,32 @@ void xs_mpi_reclaim(void)
 	st.reclaim_max_ns = took > st.reclaim_max_ns ? took : st.reclaim_max_ns;
 }
 
+/* The @permille-th per-mille of the time in a reclaim: the upper edge of
+ * its microsecond bucket, at most the longest. */
+static uint64_t reclaim_quantile(uint64_t permille)
+{
+	uint64_t want = (st.reclaims * permille + 999) / 1000, seen = 0;
+
+	for (int b = 0; st.reclaims && b < RECLAIM_BUCKETS; b++) {
+		seen += st.reclaim_us[b];
+		if (seen >= want) {
+			uint64_t ns = (uint64_t)(b + 1) * 1000;
+
+			return b + 1 == RECLAIM_BUCKETS || ns > st.reclaim_max_ns ? st.reclaim_max_ns
+										 : ns;
+		}
+	}
+	return 0;
+}
+
 void xs_mpi_lend_totals(struct xs_mpi_totals *tot)
 {
-	uint64_t want = st.reclaims - st.reclaims / 100, seen = 0; /* the 99th percentile */
-
 	tot->lent_cpu_ns = st.lent_cpu_ns;
 	tot->lends = st.lends;
 	tot->reclaim_max_ns = st.reclaim_max_ns;
 	tot->reclaims_late = st.reclaims_late;
-	tot->reclaim_p99_ns = 0;
-	for (int b = 0; st.reclaims && b < RECLAIM_BUCKETS; b++) {
-		seen += st.reclaim_us[b];
-		if (seen >= want) {
-			/* The bucket's upper edge, at most the max. */
-			tot->reclaim_p99_ns = (uint64_t)(b + 1) * 1000;
-			if (b + 1 == RECLAIM_BUCKETS || tot->reclaim_p99_ns > st.reclaim_max_ns)
-				tot->reclaim_p99_ns = st.reclaim_max_ns;
-			break;
-		}
-	}
+	tot->reclaim_p50_ns = reclaim_quantile(500);
+	tot->reclaim_p99_ns = reclaim_quantile(990);
 }
 
 void xs_mpi_lend_fini(void)
