@@ -13,19 +13,19 @@
 #     connection go (the lease ends with it; tests/xschedd-lend-killed-
 #     lender-returns checks the shares) and still runs;
 #   - an older daemon (ABI 3, which answers LEND with an error and closes:
-#     tests/mpi-lend-standin.c in its abi3 mode, the one thing the real
-#     daemon can no longer do): one line says the daemon does not take
-#     lends, results stay right, no lend is counted.
+#     tests/mpi-lend-old-xschedd.c, the one thing the real daemon can no
+#     longer show): one line says the daemon does not take lends, results
+#     stay right, no lend is counted.
 # xs-test-timeout: 400
 . "${XS_SRCDIR:-.}/tests/mpi-lib.sh"
 mpi_begin 6
 
-standin=$build/tests/mpi-lend-standin
+old=$build/tests/mpi-lend-old-xschedd
 
 for f in openmpi mpich; do
 	why=$(mpi_skip_why "$f")
 	[[ -z $why && ! -x $build/xschedd ]] && why="$build/xschedd not built (bpftool, clang, BTF)"
-	[[ -z $why && ! -x $standin ]] && why="$standin not built (make tests)"
+	[[ -z $why && ! -x $old ]] && why="$old not built (make mpi)"
 	[[ -z $why ]] && (($(nproc) < 2)) && why="1 CPU: a rank keeps one, nothing to lend"
 	[[ -z $why ]] && ! command -v python3 >/dev/null && why="python3 not found (it reads the JSON)"
 	if [[ -n $why ]]; then
@@ -98,7 +98,7 @@ print("lent_cpu_s", s["lent_cpu_s"], "time in reclaim p99/max us:",
 
 	# 3. An older daemon (ABI 3) refuses the first lend: lending stops, said once.
 	mkdir -p "$tmp/old-$f"
-	"$standin" "$tmp/old-$f" "$tmp/log3-$f" 120 abi3 &
+	"$old" "$tmp/old-$f" "$tmp/log3-$f" 120 &
 	sp=$!
 	for _ in $(seq 50); do [[ -S $tmp/old-$f/socket ]] && break; sleep 0.1; done
 	rm -f "$tmp"/sum.json
