@@ -282,7 +282,9 @@ void xs_mpi_reclaim(void)
 {
 	uint64_t now, took;
 
-	if (!st.lent || !pthread_equal(pthread_self(), st.owner))
+	/* The owner test first: st.lent is the owner's, and any thread of
+	 * an MPI_THREAD_MULTIPLE program returns from MPI through here. */
+	if (!pthread_equal(pthread_self(), st.owner) || !st.lent)
 		return;
 	now = xs_now_ns();
 	st.lent = false;
