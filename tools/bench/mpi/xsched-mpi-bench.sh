@@ -24,17 +24,22 @@
 #   xsched-mpi-bench [--app pils|jacobi] [--mpi openmpi|mpich] [--ranks N]
 #                    [--threads T] [--iters I] [--work W] [--grain G]
 #                    [--size N] [--imbalance X] [--repeat R] [--xschedd]
-#                    [--timeout S]
+#                    [--xschedd-cpus C] [--timeout S]
 #
 # --xschedd: the xgomp-dyn and xgomp-lend rows use a private xschedd
 # started here (degraded mode, this machine's topology, other work not
 # counted: --share-foreign 0) instead of the one at $XSCHED_RUNTIME_DIR
-# (/run/xsched).
+# (/run/xsched). --xschedd-cpus C: that daemon divides a synthetic machine
+# of C CPUs (tools/xsched-mksysfs) instead: on a machine too small for two
+# ranks to have anything to lend, it makes the daemon take lends and
+# republish at every RECLAIM, so that the reclaim times measure the whole
+# path; its speed figures then mean nothing (the shares are advice for
+# CPUs that do not exist).
 set -uo pipefail
 
 build=$(dirname "$(readlink -f "$0")")
 app=pils mpi=openmpi ranks=2 threads=$(nproc) iters=20 work=64 imbalance=2 grain=20000 repeat=3
-size=1024 xschedd=0 timeout_s=120
+size=1024 xschedd=0 xcpus=0 timeout_s=120
 while (($#)); do
 	case $1 in
 	--app) app=$2; shift ;;
@@ -48,12 +53,14 @@ while (($#)); do
 	--size) size=$2; shift ;;
 	--repeat) repeat=$2; shift ;;
 	--xschedd) xschedd=1 ;;
+	--xschedd-cpus) xschedd=1 xcpus=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
 	-h | --help) sed -n '3,/^set /s/^# \{0,1\}//p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "xsched-mpi-bench: unknown argument '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
 done
+[[ $xcpus =~ ^[0-9]+$ ]] || { echo "xsched-mpi-bench: --xschedd-cpus '$xcpus': expected a number >= 1" >&2; exit 2; }
 for v in ranks threads iters work grain size repeat timeout_s; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "xsched-mpi-bench: --${v%_s} '${!v}': expected a number >= 1" >&2; exit 2; }
 done
@@ -75,8 +82,15 @@ if ((xschedd)); then
 	[[ -x $build/xschedd ]] || { echo "xsched-mpi-bench: $build/xschedd not built" >&2; exit 2; }
 	rundir=$tmp/rd
 	mkdir -p "$rundir"
+	sys=()
+	if ((xcpus)); then
+		mk=$build/../tools/xsched-mksysfs
+		[[ -x $mk ]] || { echo "xsched-mpi-bench: $mk not found (--xschedd-cpus)" >&2; exit 2; }
+		"$mk" --spec "1s1n${xcpus}c" "$tmp/sys" >/dev/null || exit 2
+		sys=(--sysfs-root "$tmp/sys")
+	fi
 	"$build/xschedd" --foreground --env-file /dev/null --runtime-dir "$rundir" --bpf off \
-		--share-foreign 0 2>"$tmp/xschedd.log" &
+		--share-foreign 0 "${sys[@]}" 2>"$tmp/xschedd.log" &
 	dp=$!
 	for _ in $(seq 100); do [[ -S $rundir/socket && -e $rundir/state ]] && break; sleep 0.1; done
 	[[ -S $rundir/socket ]] || { echo "xsched-mpi-bench: xschedd did not start: $(cat "$tmp/xschedd.log")" >&2; exit 2; }
@@ -105,7 +119,7 @@ rows+=(xgomp xgomp-dyn xgomp-lend)
 echo "# xsched-mpi-bench: $app, $mpi, $ranks ranks x $threads threads, $iters iterations," \
 	"$([[ $app == pils ]] && echo "W $work tasks of $grain steps" || echo "plate $size x $size")," \
 	"imbalance $imbalance (rank r: 1 + r * $imbalance), best of $repeat alternating rounds"
-echo "# xgomp-dyn/xgomp-lend daemon: $rundir$( ((xschedd)) && echo ' (private, started here)')"
+echo "# xgomp-dyn/xgomp-lend daemon: $rundir$( ((xschedd)) && echo ' (private, started here)')$( ((xcpus)) && echo ", on a synthetic machine of $xcpus CPUs")"
 declare -A best_t pe lent rec
 for row in "${rows[@]}"; do best_t[$row]=; pe[$row]=-; lent[$row]=-; rec[$row]=-; done
 for ((i = 0; i < repeat; i++)); do
