@@ -45,6 +45,9 @@ struct lend_child {
 	pid_t pid;
 };
 
+/* --share-hold-ms 2000: a process seen using a CPU stays counted 2 s
+ * (spinning children on a loaded 2-CPU machine may go a whole CPU sample
+ * without running, and would drop out of the division in between). */
 static inline int lend_daemon_start(struct xsd_test *t, char *sys, size_t len)
 {
 	char args[32];
@@ -55,7 +58,7 @@ static inline int lend_daemon_start(struct xsd_test *t, char *sys, size_t len)
 	if (ret)
 		return ret < 0 ? ret : -EIO;
 	return xsd_test_start(t, "--bpf", "off", "--sysfs-root", sys, "--share-foreign", "0",
-			      "--tick-ms", "10", "--share-hold-ms", "50");
+			      "--tick-ms", "10", "--share-hold-ms", "2000");
 }
 
 /* Stop the daemon; remove the machine (xs_test_rmtree() takes the
@@ -131,7 +134,10 @@ static inline void lend_child_main(const struct xsd_test *t, struct lend_box *b)
 	}
 }
 
-static inline int lend_child_start(const struct xsd_test *t, struct lend_child *ch)
+/* Start a child; @pre (if not NULL) runs first in it, with @arg (to take
+ * another user's identity). */
+static inline int lend_child_start_as(const struct xsd_test *t, struct lend_child *ch,
+				      void (*pre)(const void *), const void *arg)
 {
 	ch->box = mmap(NULL, sizeof(*ch->box), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		       -1, 0);
@@ -140,8 +146,11 @@ static inline int lend_child_start(const struct xsd_test *t, struct lend_child *
 	ch->pid = fork();
 	if (ch->pid < 0)
 		return -errno;
-	if (!ch->pid)
+	if (!ch->pid) {
+		if (pre)
+			pre(arg);
 		lend_child_main(t, ch->box);
+	}
 	for (int k = 0; k < 10000; k++) {
 		/* Acquire: pairs with the child's release after REGISTER. */
 		if (__atomic_load_n(&ch->box->ready, __ATOMIC_ACQUIRE))
@@ -149,6 +158,11 @@ static inline int lend_child_start(const struct xsd_test *t, struct lend_child *
 		xsd_test_sleep_ms(2);
 	}
 	return -ETIMEDOUT;
+}
+
+static inline int lend_child_start(const struct xsd_test *t, struct lend_child *ch)
+{
+	return lend_child_start_as(t, ch, NULL, NULL);
 }
 
 /* Tell @ch to do @cmd with @arg; wait for its reply (returns its status,
