@@ -202,8 +202,8 @@ static bool xsd_slot_running(uint32_t state)
 	       state == XS_ABI_WORKER_PREEMPTED || state == XS_ABI_WORKER_UNKNOWN;
 }
 
-/* active_ns of @pid in the last tick's table (sorted by pid), or 0. */
-static uint64_t xsd_share_last_active(const struct xsd *d, uint32_t pid)
+/* @pid's entry in the last tick's table (sorted by pid), or NULL. */
+static const struct xs_abi_share *xsd_share_last(const struct xsd *d, uint32_t pid)
 {
 	uint32_t lo = 0, hi = d->nprocs;
 
@@ -215,7 +215,15 @@ static uint64_t xsd_share_last_active(const struct xsd *d, uint32_t pid)
 		else
 			hi = mid;
 	}
-	return lo < d->nprocs && d->procs[lo].pid == pid ? d->procs[lo].active_ns : 0;
+	return lo < d->nprocs && d->procs[lo].pid == pid ? &d->procs[lo] : NULL;
+}
+
+/* active_ns of @pid in the last tick's table, or 0. */
+static uint64_t xsd_share_last_active(const struct xsd *d, uint32_t pid)
+{
+	const struct xs_abi_share *e = xsd_share_last(d, pid);
+
+	return e ? e->active_ns : 0;
 }
 
 /* Equal parts of @cpus among the @n entries of @p that are busy, the
@@ -279,19 +287,9 @@ static void xsd_share_lend(struct xsd_proc *p, uint32_t n)
  * less what it borrowed, with what it lent), 0 if it has none. */
 uint32_t xsd_shares_own(const struct xsd *d, uint32_t pid)
 {
-	uint32_t lo = 0, hi = d->nprocs;
+	const struct xs_abi_share *e = xsd_share_last(d, pid);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == d->nprocs || d->procs[lo].pid != pid)
-		return 0;
-	return d->procs[lo].cpus + d->procs[lo].lent - d->procs[lo].borrowed;
+	return e ? e->cpus + e->lent - e->borrowed : 0;
 }
 
 /* The division again now, published at once: a lend or its end is seen
