@@ -7,12 +7,15 @@
  * work not counted (--share-foreign 0: the machine's load from other
  * programs must not change the parts the tests expect); and busy client
  * processes that the test drives through shared memory: each registers
- * its own thread, spins (so that the daemon counts it), and sends LEND or
- * RECLAIM on its own connection when told, reporting the reply.
+ * its main thread and a thread that spins for good (so that the daemon
+ * counts it busy whatever its main thread does: a main thread blocked on
+ * a reply is not running), and sends LEND or RECLAIM on its own
+ * connection when told, reporting the reply.
  */
 #ifndef XSCHED_XSCHEDD_LEND_TEST_H
 #define XSCHED_XSCHEDD_LEND_TEST_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -70,16 +73,34 @@ static inline void lend_daemon_stop(struct __test_metadata *_metadata, struct xs
 	xs_test_rmtree(sys);
 }
 
+/* The child's worker: it spins for good, so that the daemon sees the
+ * child use a CPU (a registered thread on a CPU or waiting for one) even
+ * while its main thread waits for a reply; @arg receives its tid. */
+static inline void *lend_spinner(void *arg)
+{
+	/* Release: the tid is all that is published; pairs with the
+	 * (sequentially consistent) load in xsd_test_await_tid(). */
+	__atomic_store_n((_Atomic uint32_t *)arg, xsd_test_gettid(), __ATOMIC_RELEASE);
+	for (;;)
+		;
+	return NULL;
+}
+
 static inline void lend_child_main(const struct xsd_test *t, struct lend_box *b)
 {
 	struct xsd_test_client c;
 	struct xs_abi_reply r;
-	uint32_t tid = xsd_test_gettid(), seen = 0;
+	_Atomic uint32_t spinner_tid = 0;
+	uint32_t tids[2] = { xsd_test_gettid() }, seen = 0;
+	pthread_t spinner;
 	int second = -1;
 
 	alarm(120);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (xsd_test_client_open(t, &c) || xsd_test_call(c.fd, XS_ABI_REGISTER, &tid, 1, &r, NULL))
+	if (pthread_create(&spinner, NULL, lend_spinner, &spinner_tid))
+		_exit(3);
+	tids[1] = xsd_test_await_tid(&spinner_tid);
+	if (xsd_test_client_open(t, &c) || xsd_test_call(c.fd, XS_ABI_REGISTER, tids, 2, &r, NULL))
 		_exit(3);
 	/* Release: the registration before the flag; pairs with the
 	 * parent's acquire in lend_child_start(). */
@@ -89,8 +110,10 @@ static inline void lend_child_main(const struct xsd_test *t, struct lend_box *b)
 		 * wrote cmd and arg. */
 		uint32_t s = __atomic_load_n(&b->seq, __ATOMIC_ACQUIRE);
 
-		if (s == seen)
-			continue; /* spin: the daemon must see this process busy */
+		if (s == seen) {
+			xsd_test_sleep_ms(1); /* the spinner keeps the process busy */
+			continue;
+		}
 		seen = s;
 		switch (b->cmd) {
 		case LEND_DO_LEND:
