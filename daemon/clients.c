@@ -16,6 +16,20 @@
  *                failure: -EPERM (not the caller's thread), -EEXIST, -EDQUOT
  *                (client or user quota), -ENOSPC
  *   UNREGISTER   tids[0..count) the client holds -> freed
+ *   LEND         tids[0] CPUs offered -> count: taken, at most the own part
+ *                of the caller's process (share.c's division) less one,
+ *                less what its other connections have on loan; the shares
+ *                are republished before the reply. -EALREADY: a lend
+ *                already runs on this connection
+ *   RECLAIM      the lend ends; the shares are republished before the
+ *                reply. -ENOENT: no lend runs
+ *
+ * A lend is a lease held by the connection and the process: it ends at
+ * RECLAIM, when the connection goes (xsd_client_drop(), republished at
+ * once) or when the process that connected has exited (xsd_client_lent(),
+ * at the next division, within one tick), whichever comes first. Nobody
+ * borrows by asking: the division gives lent CPUs to others (share.c), so
+ * a process can neither lend CPUs that are not its own nor take any.
  *
  * A message that is not exactly that (empty, short, long, bad magic,
  * version, size, type, count) is malformed: an XS_ABI_ERROR reply with -EBADMSG,
@@ -26,7 +40,10 @@
  *   - connections: XSCHEDD_USER_CLIENTS per user, XSCHEDD_MAX_CLIENTS in
  *     all (less if RLIMIT_NOFILE cannot hold them, see xsd_fd_budget());
  *   - unread replies: a client is answered only once it has read its last
- *     reply (SIOCOUTQ is 0). One that sends a request before is closed, and
+ *     reply (SIOCOUTQ is 0), with one exception: a RECLAIM may follow its
+ *     LEND before the LEND's reply is read (a rank back from MPI must not
+ *     wait for the daemon's answer to send it), so at most that reply,
+ *     which has no descriptors, is unread. One that sends a request before is closed, and
  *     while the kernel still holds replies the daemon sent it (their
  *     descriptors are charged to the daemon's user until read: past its
  *     RLIMIT_NOFILE every sendmsg() with SCM_RIGHTS fails, ETOOMANYREFS),
@@ -34,8 +51,12 @@
  *     replies are read or the peer closes. So at most 2 descriptors per
  *     connection are ever in flight;
  *   - requests: XSCHEDD_USER_RATE units per second and user (a request
- *     costs 1 plus its tids); a request over the budget waits, unread
- *     further, until the tick that refills it;
+ *     costs 1 plus its tids; a RECLAIM that ends a lend was paid for by
+ *     its LEND, so that a rank never waits a tick to get its CPUs back); a
+ *     request over the budget waits, unread further, until the tick that
+ *     refills it;
+ *   - CPUs on loan: a lend is bounded by the lender's own share, which
+ *     the division bounds per user;
  *   - silence: a client that holds no slot and sends nothing for
  *     XSCHEDD_CLIENT_IDLE_MS is closed;
  *   - log lines: what a client causes is logged rate-limited.
@@ -107,6 +128,10 @@ struct xsd_client {
 	bool fds_sent;      /* a reply with descriptors may still be unread */
 	bool deferred;      /* a request of `pending` bytes waits for tokens */
 	bool slow;          /* the tick shut its socket: its receive ends */
+	bool lending;       /* between a LEND and its RECLAIM */
+	bool lender;        /* it has sent a LEND: a participant of the division */
+	uint16_t last_type; /* the type of the last reply sent */
+	uint32_t lent;      /* CPUs taken at its LEND (0 when it had none to give) */
 	int pending;
 	struct xsd_user *user;
 	struct xsd_client *next, **pprev; /* d->clients list */
@@ -114,6 +139,7 @@ struct xsd_client {
 };
 
 static struct xsd_ratelimit xsd_rl_refused, xsd_rl_protocol, xsd_rl_identity;
+static struct xsd_ratelimit xsd_rl_lend, xsd_rl_lease;
 
 /*
  * The socket is bound and listening under a temporary name, then renamed
@@ -394,6 +420,30 @@ uint32_t xsd_client_nslots(const struct xsd_client *c)
 	return c->nslots;
 }
 
+bool xsd_client_lending(struct xsd_client *c)
+{
+	if (c->lending && xsd_client_gone(c)) {
+		if (c->lent)
+			xsd_log_limited(&xsd_rl_lease, XSD_LOG_INFO,
+					"client %llu (pid %u): exited with %u CPU(s) on loan: "
+					"lease ended\n",
+					(unsigned long long)c->id, c->pid, c->lent);
+		c->lending = false;
+		c->lent = 0;
+	}
+	return c->lending;
+}
+
+uint32_t xsd_client_lent(struct xsd_client *c)
+{
+	return xsd_client_lending(c) ? c->lent : 0;
+}
+
+bool xsd_client_lender(struct xsd_client *c)
+{
+	return c->lender && !xsd_client_gone(c);
+}
+
 const struct xsd_client *xsd_client_next(const struct xsd_client *c)
 {
 	return c->next;
@@ -548,6 +598,15 @@ static int xsd_unread(const struct xsd_client *c)
  */
 static void xsd_client_drop(struct xsd *d, struct xsd_client *c)
 {
+	bool lent = c->lent;
+
+	/* The lease ends with the connection, whatever it had on loan. */
+	if (lent)
+		xsd_log_limited(&xsd_rl_lease, XSD_LOG_INFO,
+				"client %llu (pid %u): connection closed with %u CPU(s) on loan: "
+				"lease ended\n", (unsigned long long)c->id, c->pid, c->lent);
+	c->lending = false;
+	c->lent = 0;
 	for (uint32_t s = 0; s < d->nslots && c->nslots; s++)
 		if (d->owner[s] == c)
 			xsd_slot_free(d, s);
@@ -555,9 +614,11 @@ static void xsd_client_drop(struct xsd *d, struct xsd_client *c)
 	if (c->fds_sent && xsd_unread(c) > 0) {
 		c->parked = true;
 		shutdown(c->fd, SHUT_RD);
-		return;
+	} else {
+		xsd_client_free(d, c);
 	}
-	xsd_client_free(d, c);
+	if (lent)
+		xsd_shares_republish(d);
 }
 
 /* At exit, after the ring is gone (no receive in flight into a buffer). */
@@ -591,6 +652,7 @@ static int xsd_send(struct xsd_client *c, struct xs_abi_reply *r, const int *fds
 	/* Never block the loop on a client that does not read its replies. */
 	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof(*r))
 		return -EIO;
+	c->last_type = r->type;
 	return 0;
 }
 
@@ -664,6 +726,45 @@ static int32_t xsd_register(struct xsd *d, struct xsd_client *c, uint32_t tid,
 	return 0;
 }
 
+/* LEND of @offer CPUs on @c: how many are taken (r->count), republished. */
+static int32_t xsd_lend(struct xsd *d, struct xsd_client *c, uint32_t offer, uint32_t *taken)
+{
+	uint32_t own = xsd_shares_own(d, c->pid), others = 0;
+
+	*taken = 0;
+	if (c->lending)
+		return -EALREADY;
+	/* What the process's other connections have on loan already. */
+	for (const struct xsd_client *o = d->clients; o; o = o->next)
+		if (o != c && o->pid == c->pid && o->lending)
+			others += o->lent;
+	if (own > 1 && others < own - 1)
+		*taken = offer < own - 1 - others ? offer : own - 1 - others;
+	c->lending = true;
+	c->lender = true;
+	c->lent = *taken;
+	if (d->opt.verbose)
+		xsd_log_limited(&xsd_rl_lend, XSD_LOG_INFO,
+				"client %llu (pid %u): lends %u of the %u CPU(s) offered\n",
+				(unsigned long long)c->id, c->pid, *taken, offer);
+	if (*taken)
+		xsd_shares_republish(d);
+	return 0;
+}
+
+static int32_t xsd_reclaim(struct xsd *d, struct xsd_client *c)
+{
+	bool lent = c->lent;
+
+	if (!c->lending)
+		return -ENOENT;
+	c->lending = false;
+	c->lent = 0;
+	if (lent)
+		xsd_shares_republish(d);
+	return 0;
+}
+
 /* An error reply (no descriptors), then the connection goes. */
 static int xsd_refuse(struct xsd *d, struct xsd_client *c, int32_t err, const char *why,
 		      struct xsd_ratelimit *rl)
@@ -717,7 +818,8 @@ static int xsd_client_request(struct xsd *d, struct xsd_client *c, int n, uint64
 	if (ret)
 		return xsd_refuse(d, c, ret, why, &xsd_rl_protocol);
 	memcpy(&q, c->buf, sizeof(q));
-	if (!xsd_user_spend(d, c->user, now, 1 + (int64_t)q.count)) {
+	if (!(q.type == XS_ABI_RECLAIM && c->lending) &&
+	    !xsd_user_spend(d, c->user, now, 1 + (int64_t)q.count)) {
 		c->deferred = true;
 		c->pending = n;
 		return XSD_CLIENT_DEFERRED;
@@ -763,6 +865,12 @@ static int xsd_client_request(struct xsd *d, struct xsd_client *c, int n, uint64
 			r.slots[i] = s;
 		}
 		break;
+	case XS_ABI_LEND:
+		r.status = xsd_lend(d, c, q.tids[0], &r.count);
+		break;
+	case XS_ABI_RECLAIM:
+		r.status = xsd_reclaim(d, c);
+		break;
 	}
 	r.nslots = c->nslots;
 	if (d->opt.verbose && r.status)
@@ -777,6 +885,19 @@ gone:
 	return -1;
 }
 
+/* Whether the request of @n bytes in c->buf is a RECLAIM sent right after
+ * the LEND it ends, whose reply may still be unread: the one request that
+ * need not wait for the last reply. When that LEND came, every earlier
+ * reply had been read (else it was refused), so only its reply is
+ * unread. */
+static bool xsd_reclaim_after_lend(const struct xsd_client *c, int n)
+{
+	const struct xs_abi_request *q = (const void *)c->buf;
+
+	return c->lending && c->last_type == XS_ABI_LEND && n == (int)sizeof(*q) &&
+	       q->type == XS_ABI_RECLAIM;
+}
+
 int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
 {
 	uint64_t now = xsd_now_ns();
@@ -788,7 +909,7 @@ int xsd_client_input(struct xsd *d, struct xsd_client *c, int n)
 	c->last_ns = now;
 	/* A request before the last reply was read: the protocol is one
 	 * reply per request, read before the next request. */
-	if (xsd_unread(c) > 0)
+	if (xsd_unread(c) > 0 && !xsd_reclaim_after_lend(c, n))
 		return xsd_refuse(d, c, -EPROTO, "a request before its last reply was read",
 				  &xsd_rl_protocol);
 	c->fds_sent = false; /* every reply was read */

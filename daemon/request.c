@@ -45,6 +45,18 @@ int xsd_request_check(const void *buf, size_t n, const char **why)
 	case XS_ABI_REGISTER:
 	case XS_ABI_UNREGISTER:
 		return 0;
+	case XS_ABI_LEND:
+		if (q->count != 1 || !q->tids[0]) {
+			*why = "LEND without exactly one CPU count > 0";
+			return -EBADMSG;
+		}
+		return 0;
+	case XS_ABI_RECLAIM:
+		if (q->count) {
+			*why = "RECLAIM with tids";
+			return -EBADMSG;
+		}
+		return 0;
 	default:
 		*why = "unknown request type";
 		return -EOPNOTSUPP;

@@ -22,14 +22,25 @@
  *      its start-up has used a CPU for a sample, and reads a newcomer's
  *      part until then. An idle process keeps its entry with cpus 0: its
  *      part goes to the others. A process that unregisters or exits
- *      leaves the table.
+ *      leaves the table; a process that has lent stays while its lending
+ *      connection does.
  *   3. The division, as the kernel's fair scheduling does with a group per
  *      user: equal parts per user with an active process (the remainder
  *      one CPU each to the lowest uids), then each user's part in equal
  *      parts among its active processes (the remainder to the lowest
  *      pids). The parts add up to the usable CPUs, never more: with more
  *      active users or processes than CPUs, the last get none.
- *   4. The sets: CPUs taken node by node (every CPU of a node before the
+ *   4. Lending (XS_ABI_LEND): a process whose connections have CPUs on
+ *      loan gives up to its part less one (it keeps the CPU it waits on);
+ *      each lent CPU goes to the active process that does not lend and has
+ *      borrowed least so far (the lowest pid on a tie), one of the
+ *      lender's user if there is one, else anyone's: a user's lends serve
+ *      its own other ranks first, as its part was its own. The sum stays
+ *      what the division gave. The cap is applied again every tick, so a
+ *      lend taken when the lender's part was larger cannot outgrow a
+ *      part that shrank since; a lease whose process is gone counts for
+ *      nothing (xsd_client_lent()).
+ *   5. The sets: CPUs taken node by node (every CPU of a node before the
  *      next node's), the ones other work keeps busiest left out, handed out
  *      in pid order; a process gets as many as its share.
  *
@@ -51,10 +62,12 @@
 #define XSD_CPU_SAMPLE_NS 100000000ull
 #define XSD_CPU_BUSY_TICKS 2
 
-/* A process this tick: its entry, its user, whether it uses a CPU. */
+/* A process this tick: its entry, its user, whether it uses a CPU, the
+ * CPUs its connections have on loan (before the cap). */
 struct xsd_proc {
 	struct xs_abi_share s;
 	uint32_t uid;
+	uint32_t lend;
 	bool busy;
 };
 
@@ -189,8 +202,8 @@ static bool xsd_slot_running(uint32_t state)
 	       state == XS_ABI_WORKER_PREEMPTED || state == XS_ABI_WORKER_UNKNOWN;
 }
 
-/* active_ns of @pid in the last tick's table (sorted by pid), or 0. */
-static uint64_t xsd_share_last_active(const struct xsd *d, uint32_t pid)
+/* @pid's entry in the last tick's table (sorted by pid), or NULL. */
+static const struct xs_abi_share *xsd_share_last(const struct xsd *d, uint32_t pid)
 {
 	uint32_t lo = 0, hi = d->nprocs;
 
@@ -202,7 +215,15 @@ static uint64_t xsd_share_last_active(const struct xsd *d, uint32_t pid)
 		else
 			hi = mid;
 	}
-	return lo < d->nprocs && d->procs[lo].pid == pid ? d->procs[lo].active_ns : 0;
+	return lo < d->nprocs && d->procs[lo].pid == pid ? &d->procs[lo] : NULL;
+}
+
+/* active_ns of @pid in the last tick's table, or 0. */
+static uint64_t xsd_share_last_active(const struct xsd *d, uint32_t pid)
+{
+	const struct xs_abi_share *e = xsd_share_last(d, pid);
+
+	return e ? e->active_ns : 0;
 }
 
 /* Equal parts of @cpus among the @n entries of @p that are busy, the
@@ -221,6 +242,80 @@ static int xsd_proc_uid_cmp(const void *a, const void *b)
 	if (x->uid != y->uid)
 		return x->uid < y->uid ? -1 : 1;
 	return x->s.pid < y->s.pid ? -1 : x->s.pid > y->s.pid;
+}
+
+/* The borrower of the next CPU that a lender of @uid lends: an active
+ * process that does not lend, of @uid if one is, the one that has borrowed
+ * least (lowest pid on a tie: @p is in pid order); NULL: nobody. */
+static struct xsd_proc *xsd_share_borrower(struct xsd_proc *p, uint32_t n, uint32_t uid)
+{
+	struct xsd_proc *best = NULL;
+
+	for (int same = 1; same >= 0 && !best; same--)
+		for (uint32_t i = 0; i < n; i++) {
+			if (!p[i].busy || p[i].lend || (same && p[i].uid != uid))
+				continue;
+			if (!best || p[i].s.borrowed < best->s.borrowed)
+				best = &p[i];
+		}
+	return best;
+}
+
+/* 4. Lending: each lender's CPUs, but one of its part, to the borrowers. */
+static void xsd_share_lend(struct xsd_proc *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t give;
+
+		if (!p[i].lend || !p[i].busy || p[i].s.cpus < 2)
+			continue;
+		give = p[i].lend < p[i].s.cpus - 1 ? p[i].lend : p[i].s.cpus - 1;
+		for (; give; give--) {
+			struct xsd_proc *b = xsd_share_borrower(p, n, p[i].uid);
+
+			if (!b)
+				break;
+			b->s.cpus++;
+			b->s.borrowed++;
+			p[i].s.cpus--;
+			p[i].s.lent++;
+		}
+	}
+}
+
+/* The CPUs of process @pid's own part in the last division (its share
+ * less what it borrowed, with what it lent), 0 if it has none. */
+uint32_t xsd_shares_own(const struct xsd *d, uint32_t pid)
+{
+	const struct xs_abi_share *e = xsd_share_last(d, pid);
+
+	return e ? e->cpus + e->lent - e->borrowed : 0;
+}
+
+/* The division again now, published at once: a lend or its end is seen
+ * by the borrowers before the lender hears back. */
+void xsd_shares_republish(struct xsd *d)
+{
+	uint64_t now = xsd_now_ns();
+
+	xsd_shares_tick(d, now);
+	xsd_state_publish(d, now);
+}
+
+/* The entry of @pid in @p (@n, sorted by pid), or NULL. */
+static struct xsd_proc *xsd_proc_find(struct xsd_proc *p, uint32_t n, uint32_t pid)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p[mid].s.pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && p[lo].s.pid == pid ? &p[lo] : NULL;
 }
 
 void xsd_shares_tick(struct xsd *d, uint64_t now)
@@ -260,7 +355,11 @@ void xsd_shares_tick(struct xsd *d, uint64_t now)
 	     c = xsd_client_next_mut(c)) {
 		struct xsd_client_share *sh = xsd_client_share(c);
 
-		if (!sh->workers && !xsd_share_recent(d, xsd_client_hello_ns(c), now))
+		/* A lender's connection keeps its process listed: a rank
+		 * with no workers of its own holds a part to lend (if it
+		 * uses a CPU, as any process) */
+		if (!sh->workers && !xsd_share_recent(d, xsd_client_hello_ns(c), now) &&
+		    !xsd_client_lender(c))
 			continue;
 		memset(&tmp[n], 0, sizeof(tmp[n]));
 		tmp[n].s.pid = xsd_client_pid(c);
@@ -304,6 +403,15 @@ void xsd_shares_tick(struct xsd *d, uint64_t now)
 		}
 		free(act);
 	}
+	/* 4. lending: what each process's connections have on loan */
+	for (struct xsd_client *c = xsd_client_first(d); c; c = xsd_client_next_mut(c)) {
+		uint32_t lent = xsd_client_lent(c);
+		struct xsd_proc *p = lent ? xsd_proc_find(tmp, n, xsd_client_pid(c)) : NULL;
+
+		if (p)
+			p->lend = p->lend + lent < p->lend ? UINT32_MAX : p->lend + lent;
+	}
+	xsd_share_lend(tmp, n);
 	/* share_active: the processes counted in the division, those left
 	 * without a CPU (more of them than CPUs) included */
 	for (uint32_t i = 0; i < n; i++) {
@@ -311,7 +419,7 @@ void xsd_shares_tick(struct xsd *d, uint64_t now)
 		active += tmp[i].busy;
 	}
 
-	/* 4. the sets */
+	/* 5. the sets */
 	xsd_share_drop_busy(d, d->topo->ncpus - usable);
 	memset(d->cpu_owner, 0, d->topo->ncpus * sizeof(*d->cpu_owner));
 	for (k = 0, j = 0; k < n; k++)

@@ -9,7 +9,7 @@
  *   reweight.c   victim tables re-weighted by load (busy CPUs sink)
  *   share.c      machine-wide arbitration: CPUs per registered process
  *   state.c      the published state file and its seqlock
- *   clients.c    the Unix-socket protocol, slot quotas and reclaim
+ *   clients.c    the Unix-socket protocol, slot quotas and reclaim, lending leases
  *   request.c    whether a received record is one well-formed request
  *   caps.c       dropping the capabilities start-up needed
  *   notify.c     READY=1, STATUS= and WATCHDOG=1 to systemd (Type=notify)
@@ -179,6 +179,11 @@ void xsd_shares_free(struct xsd *d);
 /* The shares of this tick (after xsd_sample_tick()), into procs[],
  * cpu_owner[], share_cpus and share_active. */
 void xsd_shares_tick(struct xsd *d, uint64_t now_ns);
+/* The division again and its publication, now (a lend began or ended). */
+void xsd_shares_republish(struct xsd *d);
+/* CPUs of @pid's own part in the last division (lent ones included,
+ * borrowed ones not), 0: none. */
+uint32_t xsd_shares_own(const struct xsd *d, uint32_t pid);
 
 /* reweight.c */
 /* Rows of @base re-weighted by @load (permille per CPU index) into @out
@@ -212,6 +217,14 @@ void xsd_clients_tick(struct xsd *d, uint64_t now, bool second,
 		      void (*arm)(void *ctx, struct xsd_client *c), void *ctx);
 uint32_t xsd_client_uid(const struct xsd_client *c);
 uint32_t xsd_client_nslots(const struct xsd_client *c);
+/* Whether a lend (XS_ABI_LEND) runs on @c, and the CPUs it has on loan;
+ * a lease whose process has exited ends here (false and 0 from then on). */
+bool xsd_client_lending(struct xsd_client *c);
+uint32_t xsd_client_lent(struct xsd_client *c);
+/* Whether @c has ever lent and its process still runs: a lender (an MPI
+ * rank, which may register no worker of its own) stays listed in the
+ * division while it is connected, so that it holds a part to lend. */
+bool xsd_client_lender(struct xsd_client *c);
 /* share.c's scratch per client: its slots this tick, and the CPU time of
  * its process (clock ticks) when last sampled */
 struct xsd_client_share {

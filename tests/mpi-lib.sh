@@ -10,6 +10,14 @@
 #                          the ranks only and each VAR=VALUE set for them;
 #                          never longer than $mpi_timeout seconds;
 #                          mpi_preload=0 mpi_run ...: nothing preloaded
+#   mpi_xschedd DIR CPUS [OPTION...]
+#                          start a private xschedd (degraded mode, no
+#                          privilege) with runtime directory DIR on a
+#                          synthetic machine of CPUS CPUs (its shares are
+#                          advice: a 2-CPU box can divide 4), other work
+#                          not counted; sets xd_pid, its log in DIR.log;
+#                          returns non-zero if it did not come up
+#   mpi_xschedd_stop       stop it; non-zero if it had died or exits badly
 # Sets: src, build, tmp (removed at exit), n/failed and result (tap.sh).
 set -uo pipefail
 
@@ -41,6 +49,31 @@ mpi_skip_why() {
 	elif [[ ! -x $build/tests/mpi/$f/imbalance ]]; then
 		echo "$build/tests/mpi/$f/imbalance not built (make tests)"
 	fi
+}
+
+mpi_xschedd() {
+	local dir=$1 cpus=$2
+	shift 2
+	rm -rf "$dir.sys"
+	"$src/tools/xsched-mksysfs" --spec "1s1n${cpus}c" "$dir.sys" >/dev/null || return 1
+	mkdir -p "$dir"
+	"$build/xschedd" --foreground --env-file /dev/null --runtime-dir "$dir" --bpf off \
+		--sysfs-root "$dir.sys" --share-foreign 0 "$@" >"$dir.log" 2>&1 &
+	xd_pid=$!
+	for _ in $(seq 100); do
+		[[ -S $dir/socket && -e $dir/state ]] && return 0
+		kill -0 "$xd_pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+mpi_xschedd_stop() {
+	local s=0
+	kill -0 "$xd_pid" 2>/dev/null || s=1
+	kill "$xd_pid" 2>/dev/null
+	wait "$xd_pid" 2>/dev/null || s=1
+	return $s
 }
 
 mpi_run() {

@@ -9,8 +9,8 @@
 # rsh agent that is `ip netns exec` (--mca plm_rsh_agent), out-of-band and
 # BTL traffic on the veth only; then MPICH, whose mpiexec starts its proxy
 # in node B through the same agent (-launcher-exec), on xsmpi0 (-iface).
-# Each node has its own xsched runtime directory with its own lending
-# daemon stand-in (tests/mpi-lend-standin), and its own half of the CPUs
+# Each node has its own xsched runtime directory with its own xschedd
+# (degraded mode, --verbose, started inside the node), and its own half of the CPUs
 # where there are 4 or more. Four ranks, two a node. Checked: the
 # program's results (it checks every message), the summary (two nodes of
 # two ranks; load balance = intra-node x inter-node), that node B's
@@ -21,9 +21,8 @@
 . "${XS_SRCDIR:-.}/tests/mpi-lib.sh"
 mpi_begin 5
 
-standin=$build/tests/mpi-lend-standin
 why=
-[[ -z $why && ! -x $standin ]] && why="$standin not built (make tests)"
+[[ -z $why && ! -x $build/xschedd ]] && why="$build/xschedd not built (bpftool, clang, BTF)"
 [[ -z $why ]] && ((EUID != 0)) && why="not root: network namespaces need CAP_SYS_ADMIN and CAP_NET_ADMIN"
 [[ -z $why ]] && ! command -v ip >/dev/null && why="no ip(8) (iproute2)"
 [[ -z $why ]] && ! command -v python3 >/dev/null && why="python3 not found (it reads the JSON)"
@@ -98,14 +97,16 @@ for f in openmpi mpich; do
 		echo "ok $((n += 1)) $f: each rank lends to its own node's daemon # SKIP $why"
 		continue
 	fi
-	# Each node: its runtime directory and daemon stand-in.
+	# Each node: its runtime directory and its xschedd.
 	rm -rf "$tmp/nodeA" "$tmp/nodeB" "$tmp/agent.log" "$tmp/sum.json"
-	mkdir -p "$tmp/nodeA" "$tmp/nodeB"
-	ip netns exec "$A" "$standin" "$tmp/nodeA" "$tmp/logA" 150 &
-	pids+=($!)
-	ip netns exec "$B" "$standin" "$tmp/nodeB" "$tmp/logB" 150 &
-	pids+=($!)
-	for _ in $(seq 50); do [[ -S $tmp/nodeA/socket && -S $tmp/nodeB/socket ]] && break; sleep 0.1; done
+	for node in A B; do
+		ns=$A
+		[[ $node == B ]] && ns=$B
+		ip netns exec "$ns" "$build/xschedd" --foreground --env-file /dev/null \
+			--runtime-dir "$tmp/node$node" --bpf off --verbose 1 2>"$tmp/log$node" &
+		pids+=($!)
+	done
+	for _ in $(seq 100); do [[ -S $tmp/nodeA/socket && -S $tmp/nodeB/socket ]] && break; sleep 0.1; done
 	prog=("$build/tests/mpi/$f/imbalance" "$tmp/own" 20 2000 1 mixed)
 	if [[ $f == openmpi ]]; then
 		proxy=orted
@@ -150,12 +151,11 @@ print(" ".join(map(str, sorted(b))) + " ")' "$tmp/sum.json" 2>&1)
 
 	# Each rank's HELLO and lends reached its own node's daemon, and only it.
 	wanta=$(sed -n 1p <<<"$nodes") wantb=$(sed -n 2p <<<"$nodes")
-	ina=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logA" | sort -n -u | tr '\n' ' ')
-	inb=$(awk '$3 == "HELLO" { print $2 }' "$tmp/logB" | sort -n -u | tr '\n' ' ')
-	open=$(cat "$tmp/logA" "$tmp/logB" | awk '$3 == "LEND" { l[$2] = 1 } $3 == "RECLAIM" { l[$2] = 0 }
-		$3 == "CLOSE" && $4 != 0 { print "pid " $2 " closed with CPUs lent" }
-		END { for (p in l) if (l[p]) print "pid " p " never reclaimed" }')
-	lends=$(cat "$tmp/logA" "$tmp/logB" | grep -c ' LEND ')
+	connected() { sed -n 's/.*: pid \([0-9]*\) uid [0-9]* connected$/\1/p' "$1" | sort -n -u | tr '\n' ' '; }
+	ina=$(connected "$tmp/logA") inb=$(connected "$tmp/logB")
+	# a lease that ended with its connection: a lend never reclaimed
+	open=$(cat "$tmp/logA" "$tmp/logB" | grep 'lease ended')
+	lends=$(cat "$tmp/logA" "$tmp/logB" | grep -c '): lends [0-9]* of')
 	ok=0
 	[[ $py == 0 && $ina == "$wanta" && $inb == "$wantb" && -z $open ]] && ((lends > 0)) && ok=1
 	((cpus < 2)) && ok=1 && echo "# 1 CPU: nothing to lend, not checked"

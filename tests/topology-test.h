@@ -87,10 +87,14 @@ static inline void xs_test_rmtree(const char *root)
 
 	snprintf(dir, sizeof(dir), "%s", root);
 	slash = strrchr(dir, '/');
-	if (slash && !strncmp(dir, "/tmp/xsched-topology-", 21)) {
-		*slash = '\0';
+	if (!slash)
+		return;
+	*slash = '\0';
+	/* Only one of xs_test_mksysfs()'s directories, checked after the
+	 * cut: a caller that passes that directory itself instead of the
+	 * machine in it must not get /tmp removed. */
+	if (!strncmp(dir, "/tmp/xsched-topology-", 21) && !strchr(dir + 21, '/'))
 		nftw(dir, xs_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	}
 }
 
 /* Overwrite (or, with @text NULL, remove) <root>/<rel>. */

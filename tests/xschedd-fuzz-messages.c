@@ -69,7 +69,7 @@ static size_t make_bad(unsigned char *buf, size_t cap)
 		case 1: q.version = (uint16_t)(2 + next() % 100); break;
 		case 2: q.size = (uint32_t)next(); if (q.size == sizeof(q)) q.size++; break;
 		case 3: q.count = XS_ABI_MAX_TIDS + 1 + (uint32_t)(next() % 1000); break;
-		default: q.type = (uint16_t)(4 + next() % 1000); break;
+		default: q.type = (uint16_t)(XS_ABI_RECLAIM + 1 + next() % 1000); break;
 		}
 		memcpy(buf, &q, sizeof(q));
 		return sizeof(q);

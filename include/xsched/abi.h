@@ -44,7 +44,8 @@
 #endif
 
 #define XS_ABI_MAGIC 0x3144534843535856ULL /* "VXSCHSD1" little-endian */
-#define XS_ABI_VERSION 3u /* 2: PREEMPTED and STOPPED worker states; 3: CPU shares */
+#define XS_ABI_VERSION 4u /* 2: PREEMPTED and STOPPED worker states; 3: CPU shares;
+			    * 4: LEND and RECLAIM, shares[].lent and .borrowed */
 
 #define XS_ABI_STATE_FILE "state"
 #define XS_ABI_WORKERS_FILE "workers" /* degraded mode's worker-state file */
@@ -178,6 +179,13 @@ struct xs_abi_worker {
  * processes listed + 1), at least 1, until the next tick counts it (two
  * programs started together were both idle just before). Advice: nothing
  * enforces it.
+ *
+ * Lending (XS_ABI_LEND, XS_ABI_RECLAIM): a process waiting (an MPI rank in
+ * a blocking call) lends CPUs of its share; its cpus shrink by lent (it
+ * keeps at least 1) and the lent CPUs are added to the cpus of the other
+ * active processes, those of the lender's user first, as borrowed. cpus
+ * is what a process may use, lending included; cpus - borrowed is its own
+ * part of the division. share_cpus still bounds the sum of cpus.
  */
 struct xs_abi_share {
 	__u32 pid;            /* a process holding worker slots; 0: entry unused */
@@ -185,7 +193,8 @@ struct xs_abi_share {
 	__u32 workers;        /* worker slots it holds */
 	__u32 running;        /* of them, on a CPU or waiting for one at the tick */
 	__u64 active_ns;      /* CLOCK_MONOTONIC when one of them last ran (0: never seen) */
-	__u64 reserved;
+	__u32 lent;           /* CPUs of its part it has lent (cpus already less them) */
+	__u32 borrowed;       /* CPUs lent by others that cpus includes */
 };
 
 XS_ABI_STATIC_ASSERT(sizeof(struct xs_abi_header) == 256, "xs_abi_header layout");
@@ -209,6 +218,18 @@ XS_ABI_STATIC_ASSERT(__builtin_offsetof(struct xs_abi_header, reserved_layout) +
 #define XS_ABI_HELLO 1u      /* reply: status, nslots; fds: state, workers */
 #define XS_ABI_REGISTER 2u   /* tids[0..count) -> reply slots[0..count) */
 #define XS_ABI_UNREGISTER 3u /* tids[0..count) of this client */
+/*
+ * Lending, a lease on the connection: LEND (count 1, tids[0] = the CPUs
+ * offered, > 0) lends CPUs of the caller's share until RECLAIM (count 0)
+ * or until the connection closes (the process exited, crashed, was
+ * killed), whichever comes first. The daemon takes at most the caller's
+ * own part less one (reply.count: the CPUs taken, 0 when it has none to
+ * give), republishes the shares and then replies: a reply means the other
+ * processes can see the change. A second LEND before RECLAIM, or RECLAIM
+ * without a LEND, is answered -EALREADY / -ENOENT and changes nothing.
+ */
+#define XS_ABI_LEND 4u       /* tids[0] = CPUs offered -> reply count = CPUs taken */
+#define XS_ABI_RECLAIM 5u    /* -> reply after the shares without the lend are published */
 /* reply.type is the request's, or XS_ABI_ERROR for a malformed request */
 #define XS_ABI_ERROR 0xffffu
 

@@ -3,8 +3,9 @@
  * lend.c - a rank that waits in MPI lends its CPUs but XSCHED_MPI_KEEP to
  * xschedd, which gives them to the node's other xsched processes until the
  * rank reclaims them on the call's return (XSCHED_MPI_LEND=1; off by
- * default). The messages are lend_proto.h's on the daemon's client socket;
- * the lease is the connection, so a rank that dies gives its CPUs back.
+ * default). The messages are XS_ABI_LEND and XS_ABI_RECLAIM on the daemon's
+ * client socket (include/xsched/abi.h); the lease is the connection and
+ * the process, so a rank that dies gives its CPUs back.
  *
  * Who lends: only the thread that called MPI_Init (the thread MPI_Finalize
  * runs on). In a hybrid rank that thread makes the MPI calls between
@@ -14,7 +15,7 @@
  * so it does not lend. All lend state is therefore owned by that one
  * thread and needs no synchronization.
  *
- * A daemon without lending (ABI 3: it answers XS_ABI_ERROR), no daemon, or
+ * A daemon without lending (ABI 3 and older: it answers XS_ABI_ERROR), no daemon, or
  * a daemon that stops answering within XS_MPI_LEND_TIMEOUT_US turns
  * lending off for the rest of the run, with one line on stderr.
  */
@@ -31,7 +32,6 @@
 
 #include <xsched/abi.h>
 
-#include "lend_proto.h"
 #include "mpi_int.h"
 
 #define XS_MPI_LEND_TIMEOUT_US 200000 /* a reply later than this: the daemon is stuck */
@@ -162,7 +162,7 @@ static int drain(long timeout_us)
 		}
 		/* Closed before a LEND's reply could be read (its error
 		 * reply is lost when the close resets the connection). */
-		if ((ret == -ECONNRESET || ret == -EPIPE) && st.pend[0] == XS_MPI_ABI_LEND) {
+		if ((ret == -ECONNRESET || ret == -EPIPE) && st.pend[0] == XS_ABI_LEND) {
 			lend_off("xschedd closed the connection at a lend: it does not take lends "
 				 "(ABI 3; docs/mpi.md)", 0);
 			break;
@@ -171,7 +171,7 @@ static int drain(long timeout_us)
 			lend_off("xschedd's reply to a lend was not understood", ret ? -ret : EBADMSG);
 			break;
 		}
-		if (r.type == XS_MPI_ABI_LEND && r.status == 0) {
+		if (r.type == XS_ABI_LEND && r.status == 0) {
 			st.taken = r.count < st.cpus ? r.count : st.cpus;
 			st.acked = true;
 			st.lends++;
@@ -274,7 +274,7 @@ void xs_mpi_lend(void)
 	st.reclaimed_at = 0;
 	st.taken = 0;
 	st.acked = false;
-	if (!request(XS_MPI_ABI_LEND, 1, st.cpus))
+	if (!request(XS_ABI_LEND, 1, st.cpus))
 		st.lent = true;
 }
 
@@ -282,7 +282,9 @@ void xs_mpi_reclaim(void)
 {
 	uint64_t now, took;
 
-	if (!st.lent || !pthread_equal(pthread_self(), st.owner))
+	/* The owner test first: st.lent is the owner's, and any thread of
+	 * an MPI_THREAD_MULTIPLE program returns from MPI through here. */
+	if (!pthread_equal(pthread_self(), st.owner) || !st.lent)
 		return;
 	now = xs_now_ns();
 	st.lent = false;
@@ -290,7 +292,7 @@ void xs_mpi_reclaim(void)
 	 * anything else is sent (a daemon that refused closes the
 	 * connection, and a request it never reads would reset it). */
 	drain(0);
-	if (st.fd < 0 || request(XS_MPI_ABI_RECLAIM, 0, 0))
+	if (st.fd < 0 || request(XS_ABI_RECLAIM, 0, 0))
 		return; /* lending is off; the lease ends with the connection */
 	st.reclaimed_at = now;
 	if (st.acked)
@@ -305,25 +307,32 @@ void xs_mpi_reclaim(void)
 	st.reclaim_max_ns = took > st.reclaim_max_ns ? took : st.reclaim_max_ns;
 }
 
+/* The @permille-th per-mille of the time in a reclaim: the upper edge of
+ * its microsecond bucket, at most the longest. */
+static uint64_t reclaim_quantile(uint64_t permille)
+{
+	uint64_t want = (st.reclaims * permille + 999) / 1000, seen = 0;
+
+	for (int b = 0; st.reclaims && b < RECLAIM_BUCKETS; b++) {
+		seen += st.reclaim_us[b];
+		if (seen >= want) {
+			uint64_t ns = (uint64_t)(b + 1) * 1000;
+
+			return b + 1 == RECLAIM_BUCKETS || ns > st.reclaim_max_ns ? st.reclaim_max_ns
+										 : ns;
+		}
+	}
+	return 0;
+}
+
 void xs_mpi_lend_totals(struct xs_mpi_totals *tot)
 {
-	uint64_t want = st.reclaims - st.reclaims / 100, seen = 0; /* the 99th percentile */
-
 	tot->lent_cpu_ns = st.lent_cpu_ns;
 	tot->lends = st.lends;
 	tot->reclaim_max_ns = st.reclaim_max_ns;
 	tot->reclaims_late = st.reclaims_late;
-	tot->reclaim_p99_ns = 0;
-	for (int b = 0; st.reclaims && b < RECLAIM_BUCKETS; b++) {
-		seen += st.reclaim_us[b];
-		if (seen >= want) {
-			/* The bucket's upper edge, at most the max. */
-			tot->reclaim_p99_ns = (uint64_t)(b + 1) * 1000;
-			if (b + 1 == RECLAIM_BUCKETS || tot->reclaim_p99_ns > st.reclaim_max_ns)
-				tot->reclaim_p99_ns = st.reclaim_max_ns;
-			break;
-		}
-	}
+	tot->reclaim_p50_ns = reclaim_quantile(500);
+	tot->reclaim_p99_ns = reclaim_quantile(990);
 }
 
 void xs_mpi_lend_fini(void)

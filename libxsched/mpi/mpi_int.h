@@ -95,7 +95,8 @@ struct xs_mpi_totals {
 	uint64_t class_calls[XS_MPI_NCLASSES];
 	uint64_t lent_cpu_ns;                /* CPU-ns lent (lend.c) */
 	uint64_t lends;                      /* lends made */
-	uint64_t reclaim_p99_ns;             /* time the owner spent reclaiming: 99th percentile */
+	uint64_t reclaim_p50_ns;             /* time the owner spent reclaiming: median */
+	uint64_t reclaim_p99_ns;             /* and 99th percentile */
 	uint64_t reclaim_max_ns;             /* and the longest */
 	uint64_t reclaims_late;              /* reclaims whose replies missed the wait */
 };

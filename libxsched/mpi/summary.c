@@ -198,11 +198,13 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 		json_string(f, r[i].host);
 		fprintf(f, ", \"pid\": %" PRIu64 ", \"elapsed_s\": %.9f, \"useful_s\": %.9f, "
 			   "\"mpi_s\": %.9f, \"lent_cpu_s\": %.9f, \"lends\": %" PRIu64 ",\n"
-			   "      \"reclaim_p99_us\": %.3f, \"reclaim_max_us\": %.3f, "
+			   "      \"reclaim_p50_us\": %.3f, \"reclaim_p99_us\": %.3f, "
+			   "\"reclaim_max_us\": %.3f, "
 			   "\"reclaims_late\": %" PRIu64 ",\n"
 			   "      \"mpi_by_class\": {", r[i].pid, sec(t->elapsed_ns),
 			sec(t->elapsed_ns - t->mpi_ns), sec(t->mpi_ns), sec(t->lent_cpu_ns), t->lends,
-			t->reclaim_p99_ns / 1e3, t->reclaim_max_ns / 1e3, t->reclaims_late);
+			t->reclaim_p50_ns / 1e3, t->reclaim_p99_ns / 1e3, t->reclaim_max_ns / 1e3,
+			t->reclaims_late);
 		for (int c = 0; c < XS_MPI_NCLASSES; c++)
 			fprintf(f, "%s \"%s\": { \"s\": %.9f, \"calls\": %" PRIu64 " }", c ? "," : "",
 				xs_mpi_class_name[c], sec(t->class_ns[c]), t->class_calls[c]);

@@ -36,7 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(q->magic == XS_ABI_MSG_MAGIC && q->version == XS_ABI_MSG_VERSION);
 	FUZZ_CHECK(q->size == sizeof(*q) && q->count <= XS_ABI_MAX_TIDS);
 	FUZZ_CHECK(q->type == XS_ABI_HELLO || q->type == XS_ABI_REGISTER ||
-		   q->type == XS_ABI_UNREGISTER);
+		   q->type == XS_ABI_UNREGISTER || q->type == XS_ABI_LEND ||
+		   q->type == XS_ABI_RECLAIM);
 	FUZZ_CHECK(q->type != XS_ABI_HELLO || q->count == 0);
+	FUZZ_CHECK(q->type != XS_ABI_LEND || (q->count == 1 && q->tids[0]));
+	FUZZ_CHECK(q->type != XS_ABI_RECLAIM || q->count == 0);
 	return 0;
 }

@@ -6,11 +6,12 @@
  *
  *   lendgrow OUT
  *
- * Rank 0 sleeps 300 ms (user code: not lending), then waits in MPI_Recv
- * for rank 1 (lending, with XSCHED_MPI_LEND=1), then sends rank 1 a
- * message once its MPI_Recv has returned (so the reclaim is done), and
- * sleeps 250 ms more (still connected to the daemon, not lending) before
- * the final barrier.
+ * Rank 0 runs parallel regions for 20 ms and computes until 300 ms (user
+ * code: not lending; busy, so that xschedd gives it its part), then waits
+ * in MPI_Recv for rank 1 (lending, with XSCHED_MPI_LEND=1), then sends
+ * rank 1 a message once its MPI_Recv has returned (so the reclaim is
+ * done), and computes 250 ms more (not lending) before the final
+ * barrier.
  * Rank 1 runs short parallel regions and records each team's size: from
  * 20 to 150 ms ("before": rank 0 lends nothing yet), from 450 to
  * 650 ms ("during": rank 0 waits in MPI_Recv), then it sends to rank 0,
@@ -40,6 +41,16 @@ static void nap_ms(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
 	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* Busy for @ms: a rank that computes between its MPI calls. */
+static void spin_ms(uint64_t ms)
+{
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (now_ms_since(&t0) < ms)
 		;
 }
 
@@ -95,11 +106,19 @@ int main(int argc, char **argv)
 	MPI_Barrier(MPI_COMM_WORLD);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (rank == 0) {
-		nap_ms(300);
+		struct phase own = { "rank0", 0, 0, 0 };
+
+		/* A hybrid rank: its team's workers are registered with the
+		 * daemon, and it computes (the daemon counts a process that
+		 * uses a CPU), so that it holds its part until it lends. */
+		regions(&own, &t0, 20);
+		spin_ms(280);
 		MPI_Recv(&msg, 1, MPI_LONG, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		msg = 2;
 		MPI_Send(&msg, 1, MPI_LONG, 1, 2, MPI_COMM_WORLD);
-		nap_ms(250);
+		spin_ms(250);
+		if (own.regions && own.max < 1)
+			bad++;
 	} else {
 		FILE *f;
 
