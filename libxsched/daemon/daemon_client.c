@@ -945,6 +945,14 @@ void xs_daemon_client_job_start(struct xs_runtime *rt, uint64_t now)
 
 	/* Relaxed: this thread is the only writer of conn. */
 	old = xs_load_relaxed(&dc->conn);
+	/* Relaxed: a poll time (xs_daemon_idle()). The last poll looked at
+	 * the state and set when to look again, a daemon tick later: until
+	 * then nothing can be learnt, so a job start reads nothing, and a
+	 * stream of short jobs or parallel loops makes no system call for
+	 * the daemon's sake. A daemon that dies meanwhile is seen at the
+	 * first job start after that time, as the thieves' polls see it. */
+	if (old && now < xs_load_relaxed(&dc->next_poll_ns))
+		return;
 	if (old && xs_daemon_conn_alive(old, now)) {
 		xs_daemon_poll(dc, rt, false);
 		return;
