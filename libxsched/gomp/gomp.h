@@ -263,19 +263,6 @@ struct xg_task {
 	bool queue_children;
 	/* Thieves took its children: it queues past XG_QUEUED_MAX (task.c). */
 	bool thieves;
-	/* Run at once past the depth bound (task.c, xg_past_depth()): nodefer
-	 * while no thief asks; at a creation where one asks it opens a join
-	 * scope of its own on the deque (scope_base and scope_ctx keep the
-	 * enclosing one) and its children are frames from then on. */
-	bool deep;
-	bool scope_opened;
-	uint32_t scope_base;
-	struct xs_task *scope_ctx;
-	/* The deque index its window of XG_DEPTH_MAX frames starts at: its
-	 * children are frames below it plus XG_DEPTH_MAX, run at once past
-	 * it (task.c). 0 in a task that starts on another thread than its
-	 * parent. */
-	uint32_t depth_from;
 	/* Implicit tasks: worksharing progress of this thread. */
 	uint64_t singles;           /* plain singles met so far in the region */
 	uint64_t ws_count;          /* constructs met so far in the region */

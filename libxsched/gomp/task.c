@@ -34,33 +34,24 @@
  * Queued tasks, with frames. Two bounds per thread keep the queue short
  * and the order serial. (1) A task keeps at most XG_QUEUED_MAX children
  * queued: at the bound it first joins the ones it has (oldest first, as
- * the serial program runs them), then queues the new one - unless thieves
- * take them: then it queues up to XG_HELD_MAX before it joins, rather than
- * wait at every bound for a child a thief runs (xg_bound_join()). (2) A
- * task whose ancestors hold XG_DEPTH_MAX frames on its thread (the deque
- * below its scope: children not joined yet, one or more a level) creates
- * included tasks: each runs at once by a direct call, and so does
- * everything below it (nodefer), in serial order, depth first - as libgomp
- * runs new tasks undeferred once 64 x threads wait in its team's queue,
- * and as a cut-off would. The frames above stay there for thieves, and a
- * stolen frame starts a deque scope of its own on its thief, with
- * XG_DEPTH_MAX levels of parallelism below it again. Such a deep task has
- * no frame a thief could take, and on a deep tree of tiny tasks (uts) the
- * frames above are soon all run or taken while one thread runs the rest of
- * the tree alone; so every XG_DEEP_POLL deep creations a thread looks for
- * a thief that asked it for work, and if there is one the deep
- * task opens a join scope of its own and its next children are frames, for
- * a new window of XG_DEPTH_MAX frames (xg_past_depth(), xg_deep_poll()).
- * An included task still runs at its place in the serial order: only a
- * task with no child queued includes one. Running a new task ahead of its
- * queued elder siblings instead would turn a depth-first search around (a
- * branch and bound that takes before it leaves would leave first, and
- * prune as a LIFO runtime does, not as the serial program). An included
- * task's taskwait has nothing to wait for (unless it opened a scope, and
- * then it is no longer nodefer); a serialized parallel region
- * nested in it joins the enclosing scope at its end (elder siblings, whose
- * parent context still exists). A detached task created there is included
- * too, as past libgomp's bound.
+ * the serial program runs them), then queues the new one - unless
+ * thieves take them: then it queues up to XG_HELD_MAX before it joins,
+ * rather than wait at every bound for a child a thief runs
+ * (xg_bound_join()). (2) A task whose ancestors hold XG_DEPTH_MAX frames on its
+ * thread (the deque below its scope: children not joined yet, one or more
+ * a level) creates included tasks: each runs at once by a direct call, and
+ * so does everything below it (nodefer), in serial order, depth first -
+ * as libgomp runs new tasks undeferred once 64 x threads wait in its
+ * team's queue, and as a cut-off would. The frames above stay there for
+ * thieves, and a stolen frame starts a deque scope of its own on its
+ * thief, with XG_DEPTH_MAX levels of parallelism below it again. Running a
+ * new task ahead of its queued elder siblings instead would turn a
+ * depth-first search around (a branch and bound that takes before it
+ * leaves would leave first, and prune as a LIFO runtime does, not as the
+ * serial program). An included task's taskwait has nothing to wait for;
+ * a serialized parallel region nested in it joins the enclosing scope at
+ * its end (elder siblings, whose parent context still exists). A detached
+ * task created there is included too, as past libgomp's bound.
  *
  * Detached tasks. A detached task's body returns, then its thread waits
  * for the event, running queued descriptors meanwhile (detach.c) - not
@@ -108,8 +99,6 @@
 /* Frames of its ancestors on its thread past which a task's children run
  * included (with frames; see the top). */
 #define XG_DEPTH_MAX 16
-/* Deep creations between two looks for a thief's request (xg_deep_poll()). */
-#define XG_DEEP_POLL 16384
 
 /* Inline argument block: header, then the data at offset 16. */
 struct xg_inline_hdr {
@@ -151,9 +140,6 @@ static inline void xg_task_init(struct xg_task *t, struct xg_task *parent, bool 
 	t->nodefer = final || parent->nodefer;
 	t->queue_children = false;
 	t->thieves = false;
-	t->deep = false;
-	t->scope_opened = false;
-	t->depth_from = parent->depth_from;
 	t->tid = tid;
 }
 
@@ -170,11 +156,6 @@ static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent,
 	struct xg_task t;
 
 	xg_task_init(&t, parent, final, tid);
-	/* A task run by its parent's thread continues its parent's window of
-	 * frames (xg_task_init()); one a thief runs starts a window of its
-	 * own. */
-	if (tid != parent->tid)
-		t.depth_from = 0;
 	xg_cur = &t;
 	fn(data);
 	if (node)
@@ -302,80 +283,13 @@ static inline bool xg_nothing_deferred(const struct xg_task *cur)
 }
 
 /*
- * Whether a deep task (past the depth bound, see xg_past_depth()) about to
- * create a child should make work for a thief instead: every
- * XG_DEEP_POLL deep creations on this thread it looks whether a thief
- * asked this thread to publish (splitreq: a thief that found nothing
- * public, or one about to park, xs_deque_visible()). Not at every
- * creation: a thief given a frame deep in the tree mostly gets a tiny
- * task, and asks again at once; answering each ask made uts at 2 threads
- * spend four times its run time in steals (656 000 steals for 44 M
- * tasks). Once per XG_DEEP_POLL tasks bounds that to one publication per
- * that many tasks, and leaves an idle thief without work for at most
- * that long. Asleep or not: an idle thief mostly spins rather than
- * parks while this thread holds private frames, waiting to rescue them
- * (deque_rescue.c), so a test for parked workers found none at most
- * polls.
- */
-static __thread __attribute__((tls_model("initial-exec"))) uint32_t xg_deep_runs;
-
-/* A deep creation on this thread: true at every XG_DEEP_POLL-th. */
-static inline bool xg_deep_poll(void)
-{
-	if (xs_likely(++xg_deep_runs < XG_DEEP_POLL))
-		return false;
-	xg_deep_runs = 0;
-	return true;
-}
-
-static inline bool xg_deep_wanted(const struct xs_worker *w)
-{
-	/* Relaxed: a hint written by thieves (xs_deque_steal_from(),
-	 * xs_deque_visible()); one missed now is seen at the next poll. */
-	return xs_plain_load_relaxed(&w->dq.splitreq) & XS_SPLITREQ_REQ;
-}
-
-/*
- * A deep task @cur (run at once, nodefer) whose thread is asked for work
- * opens a join scope of its own, as xg_run_scoped() would have at its
- * start: the frames it pushes from now on start at top, and it joins them
- * before it ends (xg_scope_close()). Its later children are frames, and
- * theirs too for a window of XG_DEPTH_MAX frames.
- */
-static void xg_scope_open(struct xg_task *cur, struct xs_deque *d)
-{
-	cur->scope_base = d->base;
-	cur->scope_ctx = d->ctx;
-	d->ctx = XS_CTX_LAZY;
-	d->base = d->top;
-	cur->scope_opened = true;
-	cur->nodefer = false;
-	cur->deep = false;
-	cur->depth_from = d->base;
-}
-
-/* End of a task that opened a scope: join its children while its
- * context @t exists, then give the deque back to the enclosing scope. */
-static __attribute__((noinline)) void xg_scope_close(struct xg_task *t)
-{
-	struct xs_deque *d = xs_deque_self();
-
-	if (d->top != d->base || d->ctx != XS_CTX_LAZY)
-		xs_task_end();
-	d->ctx = t->scope_ctx;
-	d->base = t->scope_base;
-}
-
-/*
  * Run an undeferred task of @cur whose descendants cannot be deferred
  * either: a direct call inside a task context, which omp_in_final(), a
  * taskwait (nothing to wait for: its children completed as they were
  * created) and the dependences among its children need; nothing else.
- * @deep: run past the depth bound, or a descendant of such a task (not
- * a final one): it may still open a scope when a thief asks.
  */
 static inline __attribute__((always_inline)) void
-xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final, bool deep)
+xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 {
 	struct xg_task *saved = xg_cur;
 	struct xg_task t;
@@ -384,11 +298,8 @@ xg_run_included(void (*fn)(void *), void *data, struct xg_task *cur, bool final,
 	xs_count_run_at_once();
 	xg_task_init(&t, cur, final, cur->tid);
 	t.nodefer = true;
-	t.deep = (deep | cur->deep) & !final; /* no branches: the hot path */
 	xg_cur = &t;
 	fn(data);
-	if (xs_unlikely(t.scope_opened))
-		xg_scope_close(&t);
 	if (xs_unlikely(t.deps != NULL))
 		xg_depend_free(&t);
 	xg_cur = saved;
@@ -426,12 +337,12 @@ xg_run_scoped(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 }
 
 /* Run @fn(@data) now as an undeferred task; @data is the task's own.
- * @deep: past the depth bound (xg_past_depth()). */
+ * @included: its descendants run at once too (the depth bound). */
 static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final,
-			    bool deep)
+			    bool included)
 {
-	if (deep || xg_nothing_deferred(cur))
-		xg_run_included(fn, data, cur, final, deep);
+	if (included || xg_nothing_deferred(cur))
+		xg_run_included(fn, data, cur, final);
 	else
 		xg_run_scoped(fn, data, cur, final);
 }
@@ -443,7 +354,8 @@ static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur,
  * when given) and, when @patch is given, its loop bounds patched in. */
 static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 			    long size, long align, struct xg_task *cur, bool final,
-			    void (*patch)(void *, const void *), const void *patch_arg, bool deep)
+			    void (*patch)(void *, const void *), const void *patch_arg,
+			    bool included)
 {
 	size_t a = align > 1 ? (size_t)align : 1;
 	size_t bytes = (size_t)size + a;
@@ -454,7 +366,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		/* gcc builds a fresh block per task and does not touch it after
 		 * GOMP_task returns: an undeferred task may use it in place (as
 		 * libgomp does). */
-		xg_run_in_place(fn, data, cur, final, deep);
+		xg_run_in_place(fn, data, cur, final, included);
 		return;
 	}
 	buf = bytes <= XG_STACK_COPY_MAX ? small : malloc(bytes);
@@ -469,7 +381,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		xg_copy(copy, data, size);
 	if (patch)
 		patch(copy, patch_arg);
-	xg_run_in_place(fn, copy, cur, final, deep);
+	xg_run_in_place(fn, copy, cur, final, included);
 	if (buf != small)
 		free(buf);
 }
@@ -522,30 +434,6 @@ static void xg_bound_join_frames(struct xs_worker *w, struct xs_deque *d, struct
 }
 
 /*
- * Whether a task that @cur creates runs now, past the depth bound (see
- * the top): the deque holds XG_DEPTH_MAX frames or more above cur's
- * window (its ancestors' frames on this thread), @cur has no child
- * queued (running the new one now is its place in the serial order), and
- * no thief wants work (xg_deep_poll()). It then runs as a deep task: at
- * once, its descendants too, until one of them is asked (xg_deep_defer()). A
- * task asked here opens a new window at the deque's base instead: this
- * child and the next XG_DEPTH_MAX frames below it are frames again, and
- * the commit of the first publishes (xs_frame_commit()). On a deep tree
- * of tiny tasks (uts) the frames above the bound are soon all taken or
- * run, and only this gives a thief anything.
- */
-static inline bool xg_past_depth(const struct xs_worker *w, const struct xs_deque *d,
-				 struct xg_task *cur)
-{
-	if (xs_likely(d->base < cur->depth_from + XG_DEPTH_MAX || d->top != d->base))
-		return false;
-	if (xs_likely(!xg_deep_poll()) || !xg_deep_wanted(w))
-		return true;
-	cur->depth_from = d->base;
-	return false;
-}
-
-/*
  * Queue a task without dependences as a frame of the calling worker: its
  * block inline when it fits, else a record. At the bound, xg_bound()
  * decides: join first, queue, or run it now.
@@ -559,8 +447,8 @@ static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
 	struct xg_record *r = NULL;
 	struct xs_frame *f;
 
-	if (xs_unlikely(xg_past_depth(w, d, cur))) {
-		/* Deep, no elder sibling queued, nobody asking: now. */
+	if (xs_unlikely(d->base >= XG_DEPTH_MAX)) {
+		/* Its ancestors' frames fill the deque: included. */
 		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
 				true);
 		return;
@@ -704,7 +592,7 @@ xg_task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), l
 			xg_depend_wait(cur, depend);
 		/* Included (the cut-offs' leaves): a direct call, data in place. */
 		if (!cpyfn && xg_nothing_deferred(cur))
-			xg_run_included(fn, data, cur, final, false);
+			xg_run_included(fn, data, cur, final);
 		else if (!cpyfn)
 			xg_run_scoped(fn, data, cur, final);
 		else
@@ -772,13 +660,37 @@ static inline void xg_copy_small(void *dst, const void *src, long size)
 	}
 }
 
-/* GOMP_task's deferred task without a copy constructor, dependences or
- * detach: a frame in place when its block is small, else xg_task_defer(). */
-static inline __attribute__((always_inline)) void
-xg_task_queue(struct xs_worker *w, void (*fn)(void *), void *data, long arg_size,
-	      long arg_align, struct xg_task *cur, bool final)
+/*
+ * The common tasks inline: a deferred task with a small block becomes a
+ * frame (xg_task_frame()'s fast case), an undeferred one a direct call;
+ * copy constructors, dependences and detach take xg_task_general().
+ */
+XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+			 long arg_size, long arg_align, bool if_clause, unsigned flags,
+			 void **depend, int priority, void *detach)
 {
-	if (xs_likely(w->dq.limit && !cur->queue_children &&
+	struct xg_task *cur = xg_task_self();
+	struct xs_worker *w = xs_self;
+	bool final;
+
+	if (XG_OMPT_TASK(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+			 detach))
+		return;
+	if (xs_unlikely(cpyfn || (flags & (XG_TASK_DEPEND | XG_TASK_DETACH)))) {
+		xg_task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+				priority, detach, cur);
+		return;
+	}
+	final = (flags & XG_TASK_FINAL) || cur->final;
+	if (xs_unlikely(!if_clause || cur->nodefer || !w || cur->team->nthreads == 1)) {
+		/* Undeferred, as in xg_task_general(). */
+		if (xg_nothing_deferred(cur))
+			xg_run_included(fn, data, cur, final);
+		else
+			xg_run_scoped(fn, data, cur, final);
+		return;
+	}
+	if (xs_likely(w->dq.limit && !cur->queue_children && w->dq.base < XG_DEPTH_MAX &&
 		      w->dq.top - w->dq.base < XG_QUEUED_MAX && arg_size <= XG_INLINE_DATA &&
 		      arg_align <= 16)) {
 		struct xs_frame *f = &w->dq.frames[w->dq.top];
@@ -792,67 +704,6 @@ xg_task_queue(struct xs_worker *w, void (*fn)(void *), void *data, long arg_size
 		return;
 	}
 	xg_task_defer(fn, data, NULL, arg_size, arg_align, cur, final, NULL, NULL);
-}
-
-/*
- * A child of deep task @cur (run at once, nodefer; see xg_past_depth()):
- * when its thread is asked for work (xg_deep_poll()), @cur opens a scope
- * of its own, and this child and its later siblings are frames (true).
- * Out of line: the undeferred path of GOMP_task stays short.
- */
-static __attribute__((noinline)) bool
-xg_deep_defer(struct xs_worker *w, void (*fn)(void *), void *data, long arg_size,
-	      long arg_align, struct xg_task *cur, bool final)
-{
-	if (!xg_deep_wanted(w))
-		return false;
-	xg_scope_open(cur, &w->dq);
-	xg_task_defer(fn, data, NULL, arg_size, arg_align, cur, final, NULL, NULL);
-	return true;
-}
-
-/*
- * The common tasks inline: a deferred task with a small block becomes a
- * frame (xg_task_frame()'s fast case), an undeferred one a direct call;
- * copy constructors, dependences and detach take xg_task_general().
- */
-XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-			 long arg_size, long arg_align, bool if_clause, unsigned flags,
-			 void **depend, int priority, void *detach)
-{
-	struct xg_task *cur = xg_task_self();
-	struct xs_worker *w = xs_self;
-	bool final, deep;
-
-	if (XG_OMPT_TASK(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
-			 detach))
-		return;
-	if (xs_unlikely(cpyfn || (flags & (XG_TASK_DEPEND | XG_TASK_DETACH)))) {
-		xg_task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-				priority, detach, cur);
-		return;
-	}
-	final = (flags & XG_TASK_FINAL) || cur->final;
-	if (xs_unlikely(!if_clause || cur->nodefer || !w || cur->team->nthreads == 1)) {
-		if (xs_unlikely(cur->deep) && if_clause && xs_unlikely(xg_deep_poll()) &&
-		    xg_deep_defer(w, fn, data, arg_size, arg_align, cur, final))
-			return;
-		/* Undeferred, as in xg_task_general(). */
-		if (xs_unlikely(!xg_nothing_deferred(cur))) {
-			xg_run_scoped(fn, data, cur, final);
-			return;
-		}
-		deep = false;
-	} else if (xs_unlikely(w->dq.limit && !cur->queue_children &&
-			       xg_past_depth(w, &w->dq, cur))) {
-		/* Deep and nobody asking (xg_past_depth()). */
-		deep = true;
-	} else {
-		xg_task_queue(w, fn, data, arg_size, arg_align, cur, final);
-		return;
-	}
-	/* One inlined copy for both: the undeferred path stays short. */
-	xg_run_included(fn, data, cur, final, deep);
 }
 
 /* Join the current task's children; in a task that defers nothing they
