@@ -23,8 +23,6 @@
 #include "core/runtime.h"
 #include "core/spread.h"
 
-__thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
-
 static void xs_task_join(struct xs_worker *w, struct xs_task *t);
 static inline void xs_woken_settled(struct xs_worker *w);
 

@@ -68,6 +68,14 @@
 #include "base/clock.h"
 #include "core/runtime.h"
 
+/*
+ * The calling thread's worker, NULL outside one (declared in
+ * xsched/task_inline.h, exported for the inline fast paths). A worker
+ * begins with its deque, so this is also the calling thread's deque: the
+ * deque layer owns the pointer, and every layer above reads it.
+ */
+__thread struct xs_worker *xs_self __attribute__((tls_model("initial-exec")));
+
 _Static_assert(sizeof(struct xs_frame) == 64, "a frame is one cache line");
 _Static_assert(offsetof(struct xs_frame, arg) == 16, "frame argument block alignment");
 _Static_assert(sizeof(((struct xs_frame *)0)->arg) == XS_TASK_ARG_MAX,
