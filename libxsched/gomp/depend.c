@@ -77,9 +77,6 @@ struct xg_deps {
 	uint32_t used;
 };
 
-enum { XG_DEP_IN = 1, XG_DEP_OUT = 2, XG_DEP_INOUT = 3, XG_DEP_MUTEXINOUTSET = 4,
-       XG_DEP_INOUTSET = 5 };
-
 static void *xg_xalloc(void *p, size_t size)
 {
 	p = realloc(p, size);
@@ -365,7 +362,7 @@ static void xg_dep_one(struct xg_task *parent, struct xg_dnode *node, const void
 bool xg_depend_register(struct xg_task *parent, struct xg_dnode *node, void **depend,
 			bool record, xg_dnode_release_fn release, void *owner)
 {
-	size_t n, nout, nmutex = 0, nin, first;
+	struct xg_depend_list l;
 
 	xs_store_relaxed(&node->npred, 1); /* the creator's count */
 	xs_store_relaxed(&node->refs, 1);  /* the task's */
@@ -375,41 +372,17 @@ bool xg_depend_register(struct xg_task *parent, struct xg_dnode *node, void **de
 	node->mutexes = NULL;
 	node->nmutexes = node->held = 0;
 	node->mutex_next = NULL;
-	if ((uintptr_t)depend[0]) {
-		/* OpenMP 4.5 layout: n, nout, then out/inout then in. */
-		n = (uintptr_t)depend[0];
-		nout = (uintptr_t)depend[1];
-		nin = n - nout;
-		first = 2;
-	} else {
-		/* 5.0 layout: 0, n, nout, nmutexinoutset, nin, addresses of
-		 * out/inout, mutexinoutset, in, then depobjs {addr, kind}. */
-		n = (uintptr_t)depend[1];
-		nout = (uintptr_t)depend[2];
-		nmutex = (uintptr_t)depend[3];
-		nin = (uintptr_t)depend[4];
-		first = 5;
-	}
-	for (size_t i = 0; i < n; i++) {
-		void *entry = depend[first + i];
+	xg_depend_list(depend, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		uintptr_t kind;
+		void *addr = xg_depend_at(&l, i, &kind);
 
-		if (i < nout) {
-			xg_dep_one(parent, node, entry, XG_KIND_OUT, record);
-		} else if (i < nout + nmutex) {
-			xg_dep_one(parent, node, entry, XG_KIND_MUTEX, record);
-		} else if (i < nout + nmutex + nin) {
-			xg_dep_one(parent, node, entry, XG_KIND_IN, record);
-		} else {
-			void **obj = entry;
-			uintptr_t kind = (uintptr_t)obj[1];
-
-			if (kind < XG_DEP_IN || kind > XG_DEP_INOUTSET)
-				xg_unsupported("a depend object of unknown kind");
-			xg_dep_one(parent, node, obj[0],
-				   kind == XG_DEP_IN ? XG_KIND_IN
-				   : kind == XG_DEP_MUTEXINOUTSET ? XG_KIND_MUTEX : XG_KIND_OUT,
-				   record);
-		}
+		if (kind < XG_DEP_IN || kind > XG_DEP_INOUTSET)
+			xg_unsupported("a depend object of unknown kind");
+		xg_dep_one(parent, node, addr,
+			   kind == XG_DEP_IN ? XG_KIND_IN
+			   : kind == XG_DEP_MUTEXINOUTSET ? XG_KIND_MUTEX : XG_KIND_OUT,
+			   record);
 	}
 	/* Sets are taken in address order (insertion sort: a few). */
 	for (uint32_t i = 1; i < node->nmutexes; i++)

@@ -7,6 +7,61 @@
 
 #include "gomp.h"
 
+/*
+ * gcc's depend array, in its two layouts. OpenMP 4.5: n, nout, then the
+ * addresses of the out/inout dependences, then the in ones. 5.0: 0, n,
+ * nout, nmutexinoutset, nin, the addresses of out/inout, mutexinoutset
+ * and in dependences, then depend objects ({address, kind} pairs, the
+ * kind one of XG_DEP_*), the rest of n.
+ */
+enum { XG_DEP_IN = 1, XG_DEP_OUT = 2, XG_DEP_INOUT = 3, XG_DEP_MUTEXINOUTSET = 4,
+       XG_DEP_INOUTSET = 5 };
+
+struct xg_depend_list {
+	size_t n, nout, nmutex, nin;
+	void **entry;               /* the n entries */
+};
+
+static inline void xg_depend_list(void **depend, struct xg_depend_list *l)
+{
+	if ((uintptr_t)depend[0]) {
+		l->n = (uintptr_t)depend[0];
+		l->nout = (uintptr_t)depend[1];
+		l->nmutex = 0;
+		l->nin = l->n - l->nout;
+		l->entry = depend + 2;
+	} else {
+		l->n = (uintptr_t)depend[1];
+		l->nout = (uintptr_t)depend[2];
+		l->nmutex = (uintptr_t)depend[3];
+		l->nin = (uintptr_t)depend[4];
+		l->entry = depend + 5;
+	}
+}
+
+/* Entry @i of @l: the address it names, and its kind in @kind (XG_DEP_*,
+ * out/inout entries as XG_DEP_INOUT; a depend object's kind unchecked). */
+static inline void *xg_depend_at(const struct xg_depend_list *l, size_t i, uintptr_t *kind)
+{
+	void **obj;
+
+	if (i < l->nout) {
+		*kind = XG_DEP_INOUT;
+		return l->entry[i];
+	}
+	if (i < l->nout + l->nmutex) {
+		*kind = XG_DEP_MUTEXINOUTSET;
+		return l->entry[i];
+	}
+	if (i < l->nout + l->nmutex + l->nin) {
+		*kind = XG_DEP_IN;
+		return l->entry[i];
+	}
+	obj = l->entry[i];
+	*kind = (uintptr_t)obj[1];
+	return obj[0];
+}
+
 struct xg_dnode;
 
 /* What to do when a node's last predecessor completes. */

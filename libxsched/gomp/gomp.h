@@ -51,6 +51,21 @@ enum xg_sched {
 };
 #define XG_SCHED_MONOTONIC 0x80000000u
 
+/* The flags of GOMP_task, GOMP_taskloop and GOMP_target_ext (gcc's
+ * gomp-constants.h, GOMP_TASK_FLAG_*). */
+#define XG_TASK_UNTIED     (1u << 0)
+#define XG_TASK_FINAL      (1u << 1)
+#define XG_TASK_MERGEABLE  (1u << 2)
+#define XG_TASK_DEPEND     (1u << 3)
+#define XG_TASK_PRIORITY   (1u << 4)
+#define XG_TASK_UP         (1u << 8)
+#define XG_TASK_GRAINSIZE  (1u << 9)
+#define XG_TASK_IF         (1u << 10)
+#define XG_TASK_NOGROUP    (1u << 11)
+#define XG_TASK_REDUCTION  (1u << 12)
+#define XG_TASK_DETACH     (1u << 13)
+#define XG_TASK_STRICT     (1u << 14)
+
 /* OMP_TARGET_OFFLOAD */
 enum xg_offload { XG_OFFLOAD_DEFAULT, XG_OFFLOAD_MANDATORY, XG_OFFLOAD_DISABLED };
 /* omp_invalid_device (OpenMP 5.2; gcc 13's value) */

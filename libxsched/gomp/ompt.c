@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "depend.h"
 #include "ompt_records.h"
 
 _Atomic bool xg_ompt_on;
@@ -52,17 +53,6 @@ __thread bool xg_ompt_creating __attribute__((tls_model("initial-exec")));
 /* The tool, once started. */
 static ompt_start_tool_result_t *xo_tool;
 static pthread_key_t xo_thread_key;
-
-/* GOMP_task flags (gcc's gomp-constants.h), as task.c has them. */
-#define XO_TASK_UNTIED    (1u << 0)
-#define XO_TASK_FINAL     (1u << 1)
-#define XO_TASK_MERGEABLE (1u << 2)
-#define XO_TASK_DEPEND    (1u << 3)
-#define XO_TASK_DETACH    (1u << 13)
-
-/* gcc's depend object kinds (depend.c). */
-enum { XO_DEP_IN = 1, XO_DEP_OUT = 2, XO_DEP_INOUT = 3, XO_DEP_MUTEXINOUTSET = 4,
-       XO_DEP_INOUTSET = 5 };
 
 /* ---------------------------------------------------------------- */
 /* Threads and the initial task */
@@ -363,50 +353,30 @@ static void xo_task_main(void *arg)
 static ompt_dependence_type_t xo_dep_type(uintptr_t kind)
 {
 	switch (kind) {
-	case XO_DEP_IN: return ompt_dependence_type_in;
-	case XO_DEP_OUT: return ompt_dependence_type_out;
-	case XO_DEP_MUTEXINOUTSET: return ompt_dependence_type_mutexinoutset;
-	case XO_DEP_INOUTSET: return ompt_dependence_type_inoutset;
+	case XG_DEP_IN: return ompt_dependence_type_in;
+	case XG_DEP_OUT: return ompt_dependence_type_out;
+	case XG_DEP_MUTEXINOUTSET: return ompt_dependence_type_mutexinoutset;
+	case XG_DEP_INOUTSET: return ompt_dependence_type_inoutset;
 	default: return ompt_dependence_type_inout;
 	}
 }
 
-/* ompt_callback_dependences for gcc's @depend array (layouts as in
- * depend.c): every address with its kind, depend objects resolved. */
+/* ompt_callback_dependences for gcc's @depend array (depend.h): every
+ * address with its kind, depend objects resolved. */
 static void xo_dependences(struct xo_task *t, void **depend)
 {
-	size_t n, nout, nmutex = 0, nin, first;
+	struct xg_depend_list l;
 	ompt_dependence_t small[16], *deps;
+	size_t n;
 
-	if ((uintptr_t)depend[0]) {
-		n = (uintptr_t)depend[0];
-		nout = (uintptr_t)depend[1];
-		nin = n - nout;
-		first = 2;
-	} else {
-		n = (uintptr_t)depend[1];
-		nout = (uintptr_t)depend[2];
-		nmutex = (uintptr_t)depend[3];
-		nin = (uintptr_t)depend[4];
-		first = 5;
-	}
+	xg_depend_list(depend, &l);
+	n = l.n;
 	deps = n <= 16 ? small : xo_calloc(n * sizeof(*deps));
 	for (size_t i = 0; i < n; i++) {
-		void *entry = depend[first + i];
+		uintptr_t kind;
 
-		deps[i].variable.ptr = entry;
-		if (i < nout) {
-			deps[i].dependence_type = ompt_dependence_type_inout;
-		} else if (i < nout + nmutex) {
-			deps[i].dependence_type = ompt_dependence_type_mutexinoutset;
-		} else if (i < nout + nmutex + nin) {
-			deps[i].dependence_type = ompt_dependence_type_in;
-		} else {
-			void **obj = entry;
-
-			deps[i].variable.ptr = obj[0];
-			deps[i].dependence_type = xo_dep_type((uintptr_t)obj[1]);
-		}
+		deps[i].variable.ptr = xg_depend_at(&l, i, &kind);
+		deps[i].dependence_type = xo_dep_type(kind);
 	}
 	XO_CALL(dependences, &t->data, deps, (int)n);
 	if (deps != small)
@@ -457,11 +427,11 @@ void xg_ompt_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 		  long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
 		  void *detach)
 {
-	bool deps = (flags & XO_TASK_DEPEND) && depend;
+	bool deps = (flags & XG_TASK_DEPEND) && depend;
 	int type = ompt_task_explicit;
 	struct xo_task *t;
 
-	if (flags & XO_TASK_DETACH) {
+	if (flags & XG_TASK_DETACH) {
 		/* Not reported (see the top): created as without a tool. */
 		xg_ompt_creating = true;
 		GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
@@ -471,11 +441,11 @@ void xg_ompt_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 	}
 	if (!if_clause)
 		type |= ompt_task_undeferred;
-	if (flags & XO_TASK_FINAL)
+	if (flags & XG_TASK_FINAL)
 		type |= ompt_task_final;
-	if (flags & XO_TASK_UNTIED)
+	if (flags & XG_TASK_UNTIED)
 		type |= ompt_task_untied;
-	if (flags & XO_TASK_MERGEABLE)
+	if (flags & XG_TASK_MERGEABLE)
 		type |= ompt_task_mergeable;
 	t = xo_task_new(fn, data, cpyfn, arg_size, arg_align, type, deps, NULL, NULL);
 	if (deps)

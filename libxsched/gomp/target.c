@@ -37,7 +37,6 @@
 #define XG_TARGET_ARG_ID_MASK    (((1 << 8) - 1) << 8)
 #define XG_TARGET_ARG_THREAD_LIMIT (2 << 8)
 #define XG_TARGET_ARG_VALUE_SHIFT 16
-#define XG_TASK_DEPEND           (1u << 3)
 
 /* The thread limit a target region's args ask for; 0: none. */
 static uint32_t xg_target_thread_limit(void **args)

@@ -75,14 +75,6 @@
 #include "ext.h"
 #include "ompt.h"
 
-/* GOMP_task flags (gcc's gomp-constants.h). */
-#define XG_TASK_UNTIED     (1u << 0)
-#define XG_TASK_FINAL      (1u << 1)
-#define XG_TASK_MERGEABLE  (1u << 2)
-#define XG_TASK_DEPEND     (1u << 3)
-#define XG_TASK_PRIORITY   (1u << 4)
-#define XG_TASK_DETACH     (1u << 13)
-
 #define XG_INLINE_DATA (XS_TASK_ARG_MAX - 16)
 
 /* Children a task keeps queued on its thread before it runs them. */

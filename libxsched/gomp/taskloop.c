@@ -14,14 +14,6 @@
 #include "ext.h"
 #include "ompt.h"
 
-#define XG_TASK_FINAL      (1u << 1)
-#define XG_TASK_UP         (1u << 8)
-#define XG_TASK_GRAINSIZE  (1u << 9)
-#define XG_TASK_IF         (1u << 10)
-#define XG_TASK_NOGROUP    (1u << 11)
-#define XG_TASK_REDUCTION  (1u << 12)
-#define XG_TASK_STRICT     (1u << 14)
-
 void xg_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long size,
 		    long align, bool if_clause, bool final, void (*patch)(void *, const void *),
 		    const void *patch_arg);
