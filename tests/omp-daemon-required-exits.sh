@@ -9,22 +9,8 @@
 # same place the program runs to its end on its own tables.
 set -uo pipefail
 
-. "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
-
-src=${XS_SRCDIR:-.}
-build=${XS_BUILDDIR:-$src/build}
-dropin=$build/libxsched-gomp.so.1
-out=$build/tests/omp-daemon-required-exits
-cc=${OMP_CORPUS_CC:-gcc}
-
-while read -r var; do
-	unset "$var"
-done < <(compgen -e | grep -E '^(OMP|GOMP|KMP|XSCHED)_')
-unset LD_PRELOAD
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out" "$tmp/none"
+. "${XS_SRCDIR:-.}/tests/omp-probe-env.sh"
+mkdir -p "$tmp/none"
 
 echo "TAP version 13"
 echo "1..4"

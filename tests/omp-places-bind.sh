@@ -30,22 +30,7 @@
 #   ordered by lowest CPU, threads core by core, NUMA domains by number).
 set -uo pipefail
 
-. "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
-
-src=${XS_SRCDIR:-.}
-build=${XS_BUILDDIR:-$src/build}
-dropin=$build/libxsched-gomp.so.1
-out=$build/tests/omp-places-bind
-cc=${OMP_CORPUS_CC:-gcc}
-
-while read -r var; do
-	unset "$var"
-done < <(compgen -e | grep -E '^(OMP|GOMP|KMP|XSCHED)_')
-unset LD_PRELOAD
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out"
+. "${XS_SRCDIR:-.}/tests/omp-probe-env.sh"
 
 # ENV...|ARGS|EXPECTED lines separated by ';'. ARGS: inner team size (0:
 # no nested region) and the proc_bind clause of the outer region.

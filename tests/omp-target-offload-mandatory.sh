@@ -14,22 +14,7 @@
 # runs every region.
 set -uo pipefail
 
-. "${XS_SRCDIR:-.}/tests/omp-preload-guard.sh"
-
-src=${XS_SRCDIR:-.}
-build=${XS_BUILDDIR:-$src/build}
-dropin=$build/libxsched-gomp.so.1
-out=$build/tests/omp-target-offload-mandatory
-cc=${OMP_CORPUS_CC:-gcc}
-
-while read -r var; do
-	unset "$var"
-done < <(compgen -e | grep -E '^(OMP|GOMP|KMP|XSCHED)_')
-unset LD_PRELOAD
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out"
+. "${XS_SRCDIR:-.}/tests/omp-probe-env.sh"
 
 # OMP_TARGET_OFFLOAD|PROBE ARG|exit status expected|what
 cases=(
