@@ -23,14 +23,6 @@
 #include "tmux-test.h"
 #include "xsched/abi.h"
 
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
 FIXTURE(shares)
 {
 	char dir[64];
@@ -74,7 +66,7 @@ FIXTURE_SETUP(shares)
 	size = xs_abi_layout(h, 4, 1, 8, 4096);
 	ASSERT_GE(sizeof(buf), size);
 	h->generation = 1;
-	h->heartbeat_ns = monotonic_ns();
+	h->heartbeat_ns = tt_now_ns();
 	h->tick_ns = 900000000000ull;
 	h->mode = XS_ABI_MODE_DEGRADED;
 	h->daemon_pid = (__u32)getpid();

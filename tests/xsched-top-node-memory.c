@@ -19,14 +19,6 @@
 #include "tmux-test.h"
 #include "xsched/abi.h"
 
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
 FIXTURE(state)
 {
 	char dir[64];
@@ -52,7 +44,7 @@ FIXTURE_SETUP(state)
 	size = xs_abi_layout(h, 2, 2, 4, 4096);
 	ASSERT_GE(sizeof(buf), size);
 	h->generation = 1;
-	h->heartbeat_ns = monotonic_ns();
+	h->heartbeat_ns = tt_now_ns();
 	h->tick_ns = 900000000000ull;
 	h->mode = XS_ABI_MODE_DEGRADED;
 	h->daemon_pid = (__u32)getpid();

@@ -34,6 +34,15 @@ static inline const char *tt_tool(void)
 	return path;
 }
 
+/* CLOCK_MONOTONIC in ns: the clock of a daemon state's heartbeat. */
+static inline uint64_t tt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static inline void tt_sleep_ms(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
