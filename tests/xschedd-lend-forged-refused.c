@@ -60,9 +60,7 @@ TEST(idle_process_lends_nothing)
 	close(fd);
 	lend_child_end(&a);
 	lend_child_end(&b);
-	free(w.snap);
-	xsd_test_client_close(&w.c);
-	lend_daemon_stop(_metadata, &w.t, sys);
+	lend_watch_end(_metadata, &w, sys);
 }
 
 /* The lender asks for everything twice, on its connection and on a
@@ -101,9 +99,7 @@ TEST(lend_capped_at_own_part_less_one)
 	}
 	lend_child_end(&a);
 	lend_child_end(&b);
-	free(w.snap);
-	xsd_test_client_close(&w.c);
-	lend_daemon_stop(_metadata, &w.t, sys);
+	lend_watch_end(_metadata, &w, sys);
 }
 
 TEST(malformed_lends_refused)

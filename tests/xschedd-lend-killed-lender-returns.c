@@ -116,9 +116,7 @@ out:
 		close(kept);
 	lend_child_end(&a);
 	lend_child_end(&b);
-	free(w.snap);
-	xsd_test_client_close(&w.c);
-	lend_daemon_stop(_metadata, &w.t, sys);
+	lend_watch_end(_metadata, &w, sys);
 }
 
 TEST(lender_killed_lease_ends_with_its_connection)

@@ -103,9 +103,7 @@ TEST(lend_moves_shares_reclaim_moves_them_back)
 
 	lend_child_end(&a);
 	lend_child_end(&b);
-	free(w.snap);
-	xsd_test_client_close(&w.c);
-	lend_daemon_stop(_metadata, &w.t, sys);
+	lend_watch_end(_metadata, &w, sys);
 }
 
 TEST_HARNESS_MAIN

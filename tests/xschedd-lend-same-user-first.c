@@ -88,9 +88,7 @@ TEST(lent_cpus_stay_with_the_lenders_user_first)
 	lend_child_end(&a);
 	lend_child_end(&b);
 	lend_child_end(&c);
-	free(w.snap);
-	xsd_test_client_close(&w.c);
-	lend_daemon_stop(_metadata, &w.t, sys);
+	lend_watch_end(_metadata, &w, sys);
 	xsd_abuse_user_remove(&u);
 }
 

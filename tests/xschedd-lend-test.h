@@ -73,6 +73,15 @@ static inline void lend_daemon_stop(struct __test_metadata *_metadata, struct xs
 	xs_test_rmtree(sys);
 }
 
+/* End a watched daemon (xsd_test_watch_close()) and remove its machine,
+ * as lend_daemon_stop() does. */
+static inline void lend_watch_end(struct __test_metadata *_metadata, struct xsd_test_watch *w,
+				  const char *sys)
+{
+	xsd_test_watch_close(_metadata, w);
+	xs_test_rmtree(sys);
+}
+
 /* The child's worker: it spins for good, so that the daemon sees the
  * child use a CPU (a registered thread on a CPU or waiting for one) even
  * while its main thread waits for a reply; @arg receives its tid. */
