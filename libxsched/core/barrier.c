@@ -7,9 +7,14 @@
  * reports of its children, adds its own counters, and reports the sums to
  * its parent by writing its own node and releasing `report_seq` (lock-free
  * gathering: each child writes only its own line, no lock, no RMW). The
- * root decides: either it releases, or it starts another wave; the decision
- * travels down the tree, each parent writing its children's `down` word
- * (lock-less release: plain release stores, no RMW). While it waits, a
+ * root decides: either it releases, or it starts another wave, and
+ * publishes the decision in one word, rt->barrier_down, that every other
+ * worker waits on (a plain release store, no RMW). The way up needs the
+ * tree, since sums must be added; the way down does not: one store that
+ * all waiters see costs about one cache-line transfer at any team size,
+ * where a decision passed down the tree costs one per level. Each parent
+ * still wakes its children (xs_park_notify()), so a parked waiter is
+ * woken in log N steps rather than by the root alone. While it waits, a
  * worker keeps running the tasks that arrive in its queues.
  *
  * A runtime of more workers than CPUs uses a flat tree instead: every
@@ -152,12 +157,19 @@ static bool xs_report_arrived(void *arg)
 	return xs_load_acquire(&rw->node->report_seq) >= rw->seq;
 }
 
+struct xs_down_wait {
+	_Atomic uint64_t *down;
+	uint64_t seq;
+};
+
 static bool xs_down_arrived(void *arg)
 {
-	struct xs_report_wait *rw = arg;
+	struct xs_down_wait *dw = arg;
 
-	/* Acquire pairs with the parent's release of our down word. */
-	return xs_load_acquire(&rw->node->down) >> 1 >= rw->seq;
+	/* Acquire pairs with the root's release of barrier_down: the
+	 * decision, and for a release every task's effects, which the root
+	 * acquired through the reports. */
+	return xs_load_acquire(dw->down) >> 1 >= dw->seq;
 }
 
 /*
@@ -273,7 +285,7 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 		xs_deque_join_from(w, w->dq.base);
 	}
 	for (;;) {
-		uint64_t seq = ++w->bar.seq, created, finished, down;
+		uint64_t seq = ++w->bar.seq, created, finished;
 		uint32_t k;
 		bool release;
 
@@ -284,7 +296,7 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 			if (!release && w->bar.backoff_ns)
 				xs_worker_pause(w, w->bar.backoff_ns);
 		} else {
-			struct xs_report_wait rw = { &w->bnode, seq };
+			struct xs_down_wait dw = { &rt->barrier_down, seq };
 
 			w->bnode.report_created = created;
 			w->bnode.report_finished = finished;
@@ -292,22 +304,23 @@ void xs_barrier_arrive_and_wait(struct xs_worker *w)
 			 * acquire in xs_report_arrived(). */
 			xs_store_release(&w->bnode.report_seq, seq);
 			xs_park_notify(&rt->workers[xs_tree_parent(w)]->park);
-			xs_barrier_wait_word(w, xs_down_arrived, &rw, xs_tree_parent(w));
-			/* Relaxed: xs_down_arrived() already acquired this
-			 * value (only the parent writes it, once per wave). */
-			release = xs_load_relaxed(&w->bnode.down) & XS_DOWN_RELEASE;
+			xs_barrier_wait_word(w, xs_down_arrived, &dw, xs_tree_parent(w));
+			/* Relaxed: xs_down_arrived() acquired this wave's
+			 * decision, and the root writes the next one only
+			 * after this worker's next report. */
+			release = xs_load_relaxed(&rt->barrier_down) & XS_DOWN_RELEASE;
 		}
-		down = seq << 1 | (release ? XS_DOWN_RELEASE : 0);
+		if (w->id == 0)
+			/* Release pairs with the acquire in xs_down_arrived(). */
+			xs_store_release(&rt->barrier_down,
+					 seq << 1 | (release ? XS_DOWN_RELEASE : 0));
 		k = xs_tree_arity(w);
-		for (uint32_t c = k * w->id + 1; c <= k * w->id + k && c < w->nworkers; c++) {
-			struct xs_worker *cw = rt->workers[c];
-
-			/* Release: the decision (and, for a release, every
-			 * task's effects, which we acquired through the
-			 * reports) is visible to the child's acquire. */
-			xs_store_release(&cw->bnode.down, down);
-			xs_park_notify(&cw->park);
-		}
+		/* Wake a child that parked waiting for the decision: we have
+		 * seen it, so either the child's re-check after announcing
+		 * its sleep sees it too, or this notify sees the child
+		 * asleep (park.h's handshake). */
+		for (uint32_t c = k * w->id + 1; c <= k * w->id + k && c < w->nworkers; c++)
+			xs_park_notify(&rt->workers[c]->park);
 		if (release)
 			break;
 	}

@@ -23,8 +23,6 @@ struct xs_barrier_node {
 	xs_cache_aligned _Atomic uint64_t report_seq;
 	uint64_t report_created;
 	uint64_t report_finished;
-	/* Down: (wave << 1) | release-bit, written by the parent. */
-	xs_cache_aligned _Atomic uint64_t down;
 };
 
 /*

@@ -160,6 +160,11 @@ struct xs_runtime {
 	pthread_t *threads;             /* threads[i] runs worker i (i >= 1) */
 	_Atomic uint32_t rows_ready;    /* start-up: workers whose row is ready */
 	_Atomic uint32_t go;            /* start-up verdict, see runtime.c */
+	/* The barrier's decision for the current wave, (wave << 1) |
+	 * release-bit, written by worker 0 alone and read by every other
+	 * worker (barrier.c, "Shape"). On a line of its own: every waiter
+	 * polls it. */
+	xs_cache_aligned _Atomic uint64_t barrier_down;
 	/* The job being run. Fields are written before job_seq is released
 	 * and read after it is acquired; see xs_runtime_post(). */
 	xs_cache_aligned _Atomic uint64_t job_seq;

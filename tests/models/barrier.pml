@@ -38,8 +38,9 @@
  *                                    released_total; later: prev_finished == created
  *     B7  child: report              report_created/finished = ...;
  *                                    xs_store_release(&report_seq, seq)
- *     B8  child: wait down >= seq    xs_worker_wait_until(w, xs_down_arrived)
- *     B9  down[c] = (seq, release)   xs_store_release(&cw->bnode.down, down)
+ *     B8  child: wait down >= seq    xs_barrier_wait_word(w, xs_down_arrived)
+ *     B9  root: down = (seq, release) xs_store_release(&rt->barrier_down, ...):
+ *                                    one word every other worker waits on
  *
  * Mutation (must make spin report an error, tests/models/check.sh):
  *   -DMUT_TWO_COUNTER  release as soon as one wave's sums agree
@@ -48,6 +49,9 @@
  *                      created after its creator reported and finished
  *                      before its runner reported is counted in F only,
  *                      hiding one still queued.
+ *   -DMUT_STALE_DOWN   a waiter takes the previous wave's decision in
+ *                      rt->barrier_down for its own: it leaves without
+ *                      the root's verdict on the wave it reported.
  */
 
 #ifndef DEPTH
@@ -63,8 +67,8 @@ chan q[N] = [QCAP] of { byte };
 byte C[N], F[N];               /* per-worker counters, owner-written */
 byte out;                      /* ghost: created, not finished */
 byte report_seq[N], rep_C[N], rep_F[N];
-byte down_seq[N];
-bit down_rel[N];
+byte down_seq;                 /* rt->barrier_down, root-written */
+bit down_rel;
 /* the root's xs_barrier_state */
 byte wave_in_episode, prev_created, prev_finished, released_total;
 
@@ -143,16 +147,18 @@ proctype worker(byte me) {
 				 rep_F[me] = finished;      /* the parent only */
 				 report_seq[me] = seq };    /* after this */
 			do                                  /* B8 */
-			:: atomic { down_seq[me] >= seq -> release = down_rel[me] }; break
+#ifdef MUT_STALE_DOWN
+			:: atomic { down_seq + 1 >= seq -> release = down_rel }; break
+#else
+			:: atomic { down_seq >= seq -> release = down_rel }; break
+#endif
 			:: nempty(q[me]) -> run_task(me)
 			od
 		fi;
-		for (c : 2 * me + 1 .. 2 * me + 2) {       /* B9 */
-			if
-			:: c < N -> atomic { down_rel[c] = release; down_seq[c] = seq }
-			:: else
-			fi
-		};
+		if                                          /* B9 */
+		:: me == 0 -> atomic { down_rel = release; down_seq = seq }
+		:: else
+		fi;
 		if
 		:: release -> break
 		:: else

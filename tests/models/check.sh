@@ -33,6 +33,7 @@ runs=(
 	"dlb|-DMUT_NO_BUMP|error"
 	"barrier||verify"
 	"barrier|-DMUT_TWO_COUNTER|error"
+	"barrier|-DMUT_STALE_DOWN|error"
 	# Who runs a plain single (gomp/ws.c xg_single()).
 	"single||verify"
 	"single|-DMUT_FETCH_ADD|error"
