@@ -79,8 +79,12 @@ TEST(schedule_heuristic_and_names)
 	int s;
 
 	ASSERT_EQ((int)XS_CUDA_SCHED_MERGE_PATH,
-		  (int)xs_cuda_schedule_pick(100000, 100000, 1000000, 0.1));
+		  (int)xs_cuda_schedule_pick(100000, 100000, 1000000, 3.0));
 	ASSERT_EQ((int)XS_CUDA_SCHED_MERGE_PATH,
+		  (int)xs_cuda_schedule_pick(100000, 100000, 300000, 0.1));
+	ASSERT_EQ((int)XS_CUDA_SCHED_WARP_MAPPED,
+		  (int)xs_cuda_schedule_pick(100000, 100000, 1000000, 0.1));
+	ASSERT_EQ((int)XS_CUDA_SCHED_WARP_MAPPED,
 		  (int)xs_cuda_schedule_pick(400, 400, 20000, 0.1));
 	ASSERT_EQ((int)XS_CUDA_SCHED_THREAD_MAPPED,
 		  (int)xs_cuda_schedule_pick(300, 300, 2000, 0.2));

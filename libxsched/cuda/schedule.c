@@ -43,6 +43,17 @@ int xs_cuda_schedule_parse(const char *name)
 #define XS_SCHED_ALPHA 500
 #define XS_SCHED_BETA 10000
 
+/*
+ * Above those sizes, rows of even length (cv <= 1) and at least
+ * XS_SCHED_WARP_MEAN nonzeros on average go to warp-mapped: a warp per row
+ * reads the row in coalesced sweeps with no search, where merge-path pays
+ * binary searches for a balance such rows do not need. On an H200
+ * (docs/perf/device-2026-11-28.md) warp-mapped beat merge-path on every
+ * RMAT graph of even rows (cv 0.25, 16 per row) from 65 K to 16 M
+ * nonzeros, and lost to it on every skewed one (cv 1.95 to 9.43).
+ */
+#define XS_SCHED_WARP_MEAN 8
+
 enum xs_cuda_schedule xs_cuda_schedule_pick(int32_t rows, int32_t cols,
 					    int32_t nnz, double row_cv)
 {
@@ -54,5 +65,7 @@ enum xs_cuda_schedule xs_cuda_schedule_pick(int32_t rows, int32_t cols,
 			return XS_CUDA_SCHED_GROUP_MAPPED;
 		return XS_CUDA_SCHED_THREAD_MAPPED;
 	}
+	if (row_cv <= 1.0 && mean >= XS_SCHED_WARP_MEAN)
+		return XS_CUDA_SCHED_WARP_MAPPED;
 	return XS_CUDA_SCHED_MERGE_PATH;
 }
