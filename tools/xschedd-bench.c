@@ -329,7 +329,7 @@ static void bench_lookup(void)
 	atomic_store(&dc->next_poll_ns, UINT64_MAX);
 	t0 = now_ns();
 	for (int i = 0; i < iters; i++)
-		sink += (uintptr_t)xs_daemon_idle(dc, rt);
+		sink += (uintptr_t)xs_daemon_idle(dc);
 	t_idle = now_ns() - t0;
 	t0 = now_ns();
 	for (int i = 0; i < iters; i++)
