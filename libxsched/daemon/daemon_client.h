@@ -137,6 +137,16 @@ struct xs_daemon_client {
 	/* Next poll time, written by the poll, read by the tick thread
 	 * (relaxed: a race only polls late). */
 	xs_cache_aligned _Atomic uint64_t next_poll_ns;
+	/* The tick thread (daemon_tick.c), off the line thieves read.
+	 * tick_started: the job-start thread's only.
+	 * The lock guards tick_stop and tick_kicked. */
+	pthread_t tick_thread;
+	bool tick_started;
+	pthread_mutex_t tick_lock;
+	pthread_cond_t tick_cond;
+	bool tick_stop, tick_kicked;
+	/* The tick sleeps for lack of awake workers (relaxed: a hint). */
+	_Atomic bool tick_idle;
 	/* Taken with an exchange, never waited for: whoever finds it taken
 	 * skips its poll or reclamation. Guards everything below. */
 	xs_cache_aligned _Atomic bool busy;
@@ -156,15 +166,6 @@ struct xs_daemon_client {
 	 * (rescue.h: preempted or stopped for rescue_ns or more). */
 	struct xs_daemon_wctr *wctr;
 	uint64_t rescue_ns;                 /* XSCHED_RESCUE_US */
-	/* The tick thread (daemon_tick.c). tick_started: the job-start
-	 * thread's only. The lock guards tick_stop and tick_kicked. */
-	pthread_t tick_thread;
-	bool tick_started;
-	pthread_mutex_t tick_lock;
-	pthread_cond_t tick_cond;
-	bool tick_stop, tick_kicked;
-	/* The tick sleeps for lack of awake workers (relaxed: a hint). */
-	_Atomic bool tick_idle;
 };
 
 /* What tests and tools can ask (xs_daemon_info()). */

@@ -128,7 +128,7 @@ int xs_daemon_call(int fd, uint16_t type, const uint32_t *tids, uint32_t count,
 	return xs_daemon_recv(fd, type, r, fds);
 }
 
-/* HELLO and the state's mapping, for every reader of the daemon (the
+/* HELLO and the state's descriptor, for every reader of the daemon (the
  * runtimes' connections below, daemon_share.c): daemon_client.h. */
 int xs_daemon_hello(const char *dir, long timeout_us, struct xs_daemon_hello *h,
 		    const char **why)

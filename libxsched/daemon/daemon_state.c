@@ -29,7 +29,7 @@
 /* ---- the state under its seqlock ---- */
 
 /*
- * The state file is read with pread() only (daemon_client.h says why): a
+ * The state file is read with pread() only (the rule above): a
  * file that shrank gives a short read, -EBADMSG, where a mapping would
  * give SIGBUS. The seqlock (abi.h) works the same over pread(): the
  * sequence, an acquire fence, the copy, an acquire fence, the sequence
@@ -124,6 +124,7 @@ uint64_t xs_daemon_max_age(uint64_t tick_ns)
 	return age < XS_DAEMON_AGE_MIN_NS ? XS_DAEMON_AGE_MIN_NS : age;
 }
 
+/* ---- a new connection's state: its layout and CPUs ---- */
 
 /* CPU maps between the daemon's CPU indexes and ours, by CPU number. A
  * daemon that does not list one of our CPUs (XSCHED_SYSFS_ROOT, another
@@ -207,6 +208,7 @@ int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
 	return xs_daemon_conn_map_cpus(c, rt, &hc);
 }
 
+/* ---- the victim rows, copied then checked ---- */
 
 /*
  * Copy the rows of our CPUs into dc->scratch under the seqlock, then turn
