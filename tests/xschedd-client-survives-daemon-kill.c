@@ -63,7 +63,7 @@ TEST(workload_survives_sigkill_and_client_reconnects)
 	ASSERT_EQ(0, xs_daemon_info(rt, &info));
 	EXPECT_EQ(0, info.fresh);
 	/* Stale heartbeat, or torn for good: a SIGKILL inside a publication
-	 * leaves the seqlock odd (libxsched/daemon/daemon_client.c), which happened
+	 * leaves the seqlock odd (libxsched/daemon/daemon_state.c), which happened
 	 * under TSan on a loaded machine. */
 	EXPECT_TRUE(info.last_reject == -ESTALE || info.last_reject == -EAGAIN)
 		TH_LOG("last_reject %d", info.last_reject);

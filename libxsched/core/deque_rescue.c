@@ -194,7 +194,7 @@ static bool xs_deque_stranded(struct xs_worker *w, struct xs_worker *v, uint64_t
 	uint64_t thr = (uint64_t)rt->opt.rescue_us * 1000u;
 	/* Relaxed: an owner-written counter, a hint. */
 	uint64_t pubs = xs_load_relaxed(&v->fctr.publishes);
-	const struct xs_daemon_conn *c = rt->daemon ? xs_daemon_idle(rt->daemon, rt) : NULL;
+	const struct xs_daemon_conn *c = rt->daemon ? xs_daemon_idle(rt->daemon) : NULL;
 
 	if (c && c->slot[v->id] != UINT32_MAX &&
 	    xs_rescue_worker_stranded(&c->workers[c->slot[v->id]], c->tid[v->id],

@@ -232,7 +232,7 @@ void xs_dlb_idle(struct xs_worker *w)
 		return;
 	/* xschedd: may publish a fresher view first; non-NULL while its
 	 * worker state is fresh. */
-	daemon = xs_daemon_idle(w->rt->daemon, w->rt);
+	daemon = xs_daemon_idle(w->rt->daemon);
 	/* Acquire pairs with the release that published the view. */
 	view = xs_load_acquire(&w->rt->victims);
 	for (uint32_t n = 0; n < d->p.victims; n++) {

@@ -770,7 +770,7 @@ static bool xs_worker_awaited_out(struct xs_worker *w, uint32_t v, uint64_t now)
 	if (v == XS_AWAIT_NOBODY || v == w->id || !dc || !w->rt->await_offcpu_ns)
 		return false;
 	/* Polls when due; NULL unless the worker state is fresh. */
-	c = xs_daemon_idle(dc, w->rt);
+	c = xs_daemon_idle(dc);
 	if (!c || !xs_daemon_switched_out(dc, c, v, now, w->rt->await_offcpu_ns))
 		return false;
 	xs_counter_inc(&dc->wctr[w->id].early_parks);

@@ -11,16 +11,20 @@
  *
  * What the library takes from it, and where:
  *
- *   victim table   an idle thief (xs_dlb_idle) polls the state at most once
- *                  per daemon tick: a consistent seqlock copy with a fresh
- *                  heartbeat whose rows changed becomes a new victim view,
- *                  published in rt->victims; a torn, stale, exited or
- *                  invalid state puts the runtime's own view back.
+ *   victim table   the client's tick thread (daemon_tick.c) polls the state
+ *                  at most once per daemon tick while workers are awake: a
+ *                  consistent seqlock copy with a fresh heartbeat whose
+ *                  rows changed becomes a new victim view, built on that
+ *                  thread and published in rt->victims; a torn, stale,
+ *                  exited or invalid state puts the runtime's own view
+ *                  back. Thieves only load the pointers (xs_daemon_idle):
+ *                  no system call, no allocation.
  *   worker state   a thief does not send a request to a victim whose slot
  *                  says it is off its CPU (runnable or blocked), while the
  *                  state is fresh.
  *   reconnection   at job start (xs_runtime_run/parallel), at most every
- *                  XS_DAEMON_RETRY_NS, when there is no fresh connection.
+ *                  XS_DAEMON_RETRY_NS, when there is no connection or the
+ *                  tick's last poll found its daemon dead (alive).
  *
  * Nothing read from shared memory is trusted: the layout is checked at
  * connect and again at every poll (a layout that changed is rejected), CPU
@@ -34,16 +38,17 @@
  * BPF map's, which cannot shrink, is mapped.
  *
  * Lifetimes. Views and connections are immutable once published and are
- * read by thieves without a lock, so one that is replaced is retired with
- * the job number current at that time (tag) and freed at the start of a
- * job J with tag + 2 <= J - 1 (every worker has then arrived at the barrier
- * of job J - 1, so has left job tag + 1, the last job that could have
- * loaded it), or at destroy. The retired list is bounded: a poll that would
- * overflow it keeps the current view instead.
+ * read by thieves without a lock, so one that is replaced is retired, and
+ * freed two job boundaries later (daemon_retire.c has the rule), or at
+ * destroy. The retired list is bounded: a poll that would overflow it
+ * keeps the current view instead.
+ *
+ * The code is split by job; daemon_parts.h lists the files.
  */
 #ifndef XSCHED_DAEMON_CLIENT_H
 #define XSCHED_DAEMON_CLIENT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -95,6 +100,11 @@ struct xs_daemon_conn {
 	/* Written by the poller (relaxed): the last poll found the state
 	 * fresh and consistent. Read by thieves as advice. */
 	_Atomic bool fresh;
+	/* Written by the poller (relaxed): the last poll found a daemon that
+	 * publishes (a consistent header, the same layout, a fresh
+	 * heartbeat), whatever its rows. Read at job start: false is the
+	 * reason to reconnect. True when published. */
+	_Atomic bool alive;
 };
 
 /* One worker's line of counters (it alone writes them). */
@@ -124,8 +134,19 @@ struct xs_daemon_client {
 	/* Worker 0 runs on whichever thread calls the runtime: its slot is
 	 * used only while that is the thread that registered (job start). */
 	_Atomic bool w0_registered;
-	/* Next poll time (relaxed: a race only polls twice or late). */
+	/* Next poll time, written by the poll, read by the tick thread
+	 * (relaxed: a race only polls late). */
 	xs_cache_aligned _Atomic uint64_t next_poll_ns;
+	/* The tick thread (daemon_tick.c), off the line thieves read.
+	 * tick_started: the job-start thread's only.
+	 * The lock guards tick_stop and tick_kicked. */
+	pthread_t tick_thread;
+	bool tick_started;
+	pthread_mutex_t tick_lock;
+	pthread_cond_t tick_cond;
+	bool tick_stop, tick_kicked;
+	/* The tick sleeps for lack of awake workers (relaxed: a hint). */
+	_Atomic bool tick_idle;
 	/* Taken with an exchange, never waited for: whoever finds it taken
 	 * skips its poll or reclamation. Guards everything below. */
 	xs_cache_aligned _Atomic bool busy;
@@ -155,7 +176,7 @@ struct xs_daemon_info {
 	uint32_t registered;    /* workers that hold a slot */
 	uint32_t mode;          /* XS_ABI_MODE_* of the connection */
 	uint64_t connects;      /* successful connections */
-	uint64_t polls;         /* state polls by idle thieves */
+	uint64_t polls;         /* state polls by the tick thread */
 	uint64_t adopted;       /* daemon tables published as victim views */
 	uint64_t rejected;      /* polls that found the state torn, stale or invalid */
 	int last_reject;        /* -errno of the last one (-EPROTO, -EBADMSG, ...) */
@@ -184,7 +205,8 @@ void xs_daemon_client_destroy(struct xs_runtime *rt);
 
 int xs_daemon_info(struct xs_runtime *rt, struct xs_daemon_info *info);
 
-/* Poll the state now (rate-limited unless @force); thief side. */
+/* Poll the state now (rate-limited unless @force): the tick thread's
+ * work (daemon_poll.c); tools call it to measure one poll. */
 void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool force);
 
 /*
@@ -275,11 +297,11 @@ struct xs_victim_table *xs_daemon_rows(struct xs_daemon_client *dc, const struct
 				       const struct xs_abi_header *hc, uint64_t seq, int *err);
 
 /*
- * Thief side, once per request attempt (xs_dlb_idle): poll when due, then
- * return the connection whose worker state may be consulted, or NULL.
+ * Thief side, once per request attempt (xs_dlb_idle): the connection whose
+ * worker state may be consulted, or NULL. Loads only: the tick thread
+ * polls (daemon_tick.c), so an idle thief makes no system call here.
  */
-static inline const struct xs_daemon_conn *xs_daemon_idle(struct xs_daemon_client *dc,
-							  struct xs_runtime *rt)
+static inline const struct xs_daemon_conn *xs_daemon_idle(struct xs_daemon_client *dc)
 {
 	struct xs_daemon_conn *c;
 
@@ -290,9 +312,6 @@ static inline const struct xs_daemon_conn *xs_daemon_idle(struct xs_daemon_clien
 	c = xs_load_acquire(&dc->conn);
 	if (!c)
 		return NULL;
-	/* Relaxed: a poll time; racing thieves at worst poll twice. */
-	if (xs_now_ns() >= xs_load_relaxed(&dc->next_poll_ns))
-		xs_daemon_poll(dc, rt, false);
 	/* Relaxed: freshness is advice, one poll old at worst. */
 	return c->workers && xs_load_relaxed(&c->fresh) ? c : NULL;
 }

@@ -5,7 +5,7 @@
  * Input: 4 bytes (the slot count the daemon's HELLO reply announced, little
  * endian), then the state file (in a memfd: the library reads it with
  * pread(), as it reads the descriptor HELLO hands over). The steps are the
- * library's own (libxsched/daemon/daemon_client.c): the seqlocked header read (a torn file:
+ * library's own (libxsched/daemon/daemon_state.c): the seqlocked header read (a torn file:
  * -EAGAIN), the checks of a new connection (layout, slot count, the CPU
  * maps), then, as a poll does, the victim rows turned into a table of our
  * CPUs and checked. Our CPUs are those of tests/machines/2s2n4c, so a
