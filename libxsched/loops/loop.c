@@ -15,6 +15,7 @@
  * runs what no thief took.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -556,23 +557,29 @@ int xs_loop_sched_default(const struct xs_runtime *rt, struct xs_loop_sched *s)
 
 enum xs_for_shape { XS_FOR_S64, XS_FOR_U64, XS_FOR_2D };
 
+/* What a helper of a 1-D static block loop reads comes first, on the
+ * job's first line (the dispenser's `next` makes the job line-aligned):
+ * one line transfer from the caller, who writes the job at each loop. */
 struct xs_for_job {
-	struct xs_loop_disp disp;
 	enum xs_for_shape shape;
+	/* Static block loops (below): the loop's number, the pieces of a
+	 * block (0 for every other loop), the blocks and iterations. */
+	uint32_t seq, pieces, blocks;
+	uint64_t n;
 	uint64_t start;         /* 1-D: iteration 0's value */
 	int64_t step;
-	int64_t r0, c0, r1, c1; /* 2-D */
-	uint64_t rb, cb, ntc;   /* tile sizes, tiles per row */
 	union {
 		xs_for_fn s64;
 		xs_for_u64_fn u64;
 		xs_for_2d_fn tile;
 	} fn;
 	void *arg;
-	/* Static block loops (below): the loop's number and the pieces of a
-	 * block; pieces 0 for every other loop. */
-	uint32_t seq, pieces;
+	int64_t r0, c0, r1, c1; /* 2-D */
+	uint64_t rb, cb, ntc;   /* tile sizes, tiles per row */
+	struct xs_loop_disp disp;
 };
+_Static_assert(offsetof(struct xs_for_job, r0) <= XS_CACHE_LINE,
+	       "a block loop's helper reads one line of the job");
 
 static void xs_for_chunk(const struct xs_for_job *j, uint64_t lo, uint64_t hi)
 {
@@ -736,7 +743,7 @@ static void xs_piece_of(const struct xs_for_job *j, uint32_t b, uint32_t k, uint
 {
 	uint64_t a, len, q, r;
 
-	xs_block(j->disp.n, j->disp.nthreads, b, &a, &len);
+	xs_block(j->n, j->blocks, b, &a, &len);
 	q = len / j->pieces;
 	r = len % j->pieces;
 	*lo = a + k * q + (k < r ? k : r);
@@ -814,7 +821,7 @@ static uint64_t xs_blocks_run_and_close(struct xs_runtime *rt, const struct xs_f
 	uint32_t helpers = rt->nworkers - 1, b;
 	uint64_t lo, len, s = posted | XS_LOOP_TAKEN_ALL(helpers);
 
-	xs_block(j->disp.n, j->disp.nthreads, 0, &lo, &len);
+	xs_block(j->n, j->blocks, 0, &lo, &len);
 	if (len)
 		xs_for_chunk(j, lo, lo + len);
 	for (;;) {
@@ -1061,10 +1068,13 @@ static int xs_for_run_claimed(struct xs_runtime *rt, struct xs_for_job *j, uint6
 	 * static block loop on few enough workers takes its blocks in the
 	 * loop word (block loops, above); any other, its claim words. */
 	if (rt->nworkers > 1 && rt->nworkers - 1 <= XS_LOOP_BLOCKS_MAX && !amap &&
-	    j->disp.kind == XS_LOOP_STATIC && !j->disp.chunk)
+	    j->disp.kind == XS_LOOP_STATIC && !j->disp.chunk) {
 		j->pieces = xs_block_pieces(&j->disp);
-	else if (rt->nworkers > 1)
+		j->blocks = rt->nworkers;
+		j->n = n;
+	} else if (rt->nworkers > 1) {
 		xs_loop_disp_claim_all(&j->disp, slots);
+	}
 	ret = xs_for_elastic(rt, j);
 	if (tried && ret >= 0)
 		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,
