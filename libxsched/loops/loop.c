@@ -677,9 +677,11 @@ static void xs_for_worker(void *p)
  *    each) and clears OPEN only from a word with every block taken, so
  *    each block is taken exactly once, and by a worker that is inside or
  *    by the caller;
- *  - a taken block is run in pieces (xs_block_pieces()) claimed through
- *    its pieces word, loop_slots[b].pieces = seq << 32 | front << 16 |
- *    back, with a CAS: its taker from the front, a thief from the back.
+ *  - a block a helper takes is run in pieces (xs_block_pieces()) claimed
+ *    through its pieces word, loop_slots[b].pieces = seq << 32 | front
+ *    << 16 | back, with a CAS: its taker from the front, the caller's
+ *    rescue (below) from the back. A block the caller takes is run in one
+ *    call, and the rescue skips it: nobody else claims in it.
  *    A word stamped with another loop's number is this loop's untouched
  *    block (all pieces left), so nobody resets the words between loops:
  *    the word stays in its taker's cache, and the claims cost no line
@@ -816,30 +818,37 @@ static void xs_blocks_help(struct xs_runtime *rt, const struct xs_for_job *j, ui
 /* The caller's side of a block loop, @posted its word at P: its block,
  * then C as a CAS loop (above); returns the word C closed. */
 static uint64_t xs_blocks_run_and_close(struct xs_runtime *rt, const struct xs_for_job *j,
-					uint64_t posted)
+					uint64_t posted, uint64_t *mine)
 {
-	uint32_t helpers = rt->nworkers - 1, b;
+	uint32_t helpers = rt->nworkers - 1, b = 0;
 	uint64_t lo, len, s = posted | XS_LOOP_TAKEN_ALL(helpers);
 
-	xs_block(j->n, j->blocks, 0, &lo, &len);
-	if (len)
-		xs_for_chunk(j, lo, lo + len);
-	for (;;) {
-		b = xs_block_pick(s, helpers, 0);
-		if (b) {
-			/* Relaxed: the caller owns the job; taking orders
-			 * nothing. */
-			if (xs_cas_weak_relaxed(&rt->loop_state, &s, s | XS_LOOP_TAKEN(b))) {
-				xs_block_run(rt, j, b);
+	*mine = 0;
+	/* Block 0, then each block the caller takes, in one call: only the
+	 * rescue claims pieces of a helper's block, and it skips the
+	 * caller's (@mine), whose pieces words stay stale. */
+	do {
+		xs_block(j->n, j->blocks, b, &lo, &len);
+		if (len)
+			xs_for_chunk(j, lo, lo + len);
+		for (;;) {
+			b = xs_block_pick(s, helpers, 0);
+			if (b) {
+				/* Relaxed: the caller owns the job; taking
+				 * orders nothing. */
+				if (!xs_cas_weak_relaxed(&rt->loop_state, &s, s | XS_LOOP_TAKEN(b)))
+					continue;
+				*mine |= XS_LOOP_TAKEN(b);
 				s |= XS_LOOP_TAKEN(b); /* a guess again */
+				break;
 			}
-			continue;
+			/* Acquire (C): the chunks of every helper that
+			 * already left, by their release in X. */
+			if (xs_cas_weak_acquire(&rt->loop_state, &s, s & ~XS_LOOP_OPEN))
+				break;
 		}
-		/* Acquire (C): the chunks of every helper that already
-		 * left, by their release in X. */
-		if (xs_cas_weak_acquire(&rt->loop_state, &s, s & ~XS_LOOP_OPEN))
-			return s;
-	}
+	} while (b);
+	return s;
 }
 
 /*
@@ -847,7 +856,7 @@ static uint64_t xs_blocks_run_and_close(struct xs_runtime *rt, const struct xs_f
  * is taken; wait XS_RESCUE_NS for them to leave, then take the pieces
  * they have not claimed, from the back.
  */
-static void xs_blocks_rescue(struct xs_runtime *rt, const struct xs_for_job *j)
+static void xs_blocks_rescue(struct xs_runtime *rt, const struct xs_for_job *j, uint64_t mine)
 {
 	uint64_t t0 = xs_now_ns();
 	uint32_t k;
@@ -859,7 +868,7 @@ static void xs_blocks_rescue(struct xs_runtime *rt, const struct xs_for_job *j)
 			continue;
 		}
 		for (uint32_t b = 1; b < rt->nworkers; b++)
-			while (xs_piece_claim(rt, j, b, false, &k))
+			while (!(mine & XS_LOOP_TAKEN(b)) && xs_piece_claim(rt, j, b, false, &k))
 				xs_piece_run(j, b, k);
 		return;
 	}
@@ -956,7 +965,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 {
 	struct xs_worker *w0 = rt->workers[0];
 	struct xs_task frame;
-	uint64_t s, now, posted;
+	uint64_t s, now, posted, mine;
 
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
@@ -985,9 +994,9 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	if (j->pieces) {
 		xs_worker_job_begin(w0);
 		xs_worker_implicit_begin(w0, &frame);
-		s = xs_blocks_run_and_close(rt, j, posted);
+		s = xs_blocks_run_and_close(rt, j, posted, &mine);
 		if (XS_LOOP_INSIDE(s))
-			xs_blocks_rescue(rt, j);
+			xs_blocks_rescue(rt, j, mine);
 		xs_worker_implicit_end(w0, &frame);
 		w0->in_job = false;
 	} else {

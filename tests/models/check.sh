@@ -73,6 +73,7 @@ runs=(
 	"loop-blocks|-DMUT_CLOSE_UNTAKEN|error"
 	"loop-blocks|-DMUT_NO_STAMP|error"
 	"loop-blocks|-DMUT_CLOSE_GUESS|error"
+	"loop-blocks|-DMUT_RESCUE_MINE|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do

@@ -31,10 +31,11 @@
  *     P  seq++, open, none taken   xs_store_release(&rt->loop_state, posted)
  *     R  run block 0               xs_for_chunk() of xs_block(.., 0, ..)
  *     C  take the first untaken    xs_cas_weak_relaxed(.., s | TAKEN(b)),
- *        block and run it, or,        xs_block_run()
- *        none left, close          xs_cas_weak_acquire(.., s & ~OPEN)
+ *        block and run it whole,      xs_for_chunk() of the block; mine
+ *        or, none left, close      xs_cas_weak_acquire(.., s & ~OPEN)
  *     S  claim pieces from the     xs_blocks_rescue(): xs_piece_claim(..,
- *        back (maybe)                 false, ..)
+ *        back of blocks not mine      false, ..) unless in mine
+ *        (maybe)
  *     W  wait for inside == 0      xs_worker_wait_until(w0, ..helpers_left)
  *
  *   helper()    loop.c  xs_loop_help(), xs_blocks_help()
@@ -60,12 +61,13 @@
  *   -DMUT_NO_STAMP       a claim does not stamp the word with the loop's
  *                        number: the next claim reads it as untouched and
  *                        a piece runs twice.
+ *   -DMUT_RESCUE_MINE    the rescue claims in the blocks the caller took
+ *                        and ran whole too: their pieces words are stale,
+ *                        read as untouched, and the pieces run twice.
  *   -DMUT_CLOSE_GUESS    the caller closes by storing its guess (every
  *                        block taken, nobody inside) instead of a CAS from
  *                        it: untaken blocks never run, and it does not
  *                        wait for a helper inside.
- * (A helper that took a block the caller took at its close would do no
- * harm: the pieces word hands each piece out once whoever takes the block.)
  */
 #ifndef NH
 #define NH 2
@@ -149,7 +151,7 @@ inline run_block(b, js) {
 
 active proctype caller()
 {
-	byte n = 0, i, i_, b, k, f, e, old_inside;
+	byte n = 0, i, i_, b, k, f, e, old_inside, mine;
 	bit closed;
 
 	do
@@ -166,6 +168,7 @@ active proctype caller()
 P:		atomic { assert(!open && inside == 0); seq++; open = 1; taken = 0 };
 R:		assert(job_live); ran0++;
 		closed = 0;
+		mine = 0;
 C:		do
 		:: closed -> break
 		:: else ->
@@ -186,7 +189,14 @@ C:		do
 #endif
 			};
 			if
-			:: b != 0 -> run_block(b, seq)
+			:: b != 0 ->
+				/* one call: every piece of it */
+				mine = mine | (1 << b);
+				k = 0;
+				do
+				:: k < PIECES -> run_piece(b, k); k++
+				:: else -> break
+				od
 			:: else -> skip
 			fi
 		od;
@@ -195,7 +205,12 @@ S:		if
 			b = 1;
 			do
 			:: b > NH -> break
-			:: else ->
+#ifdef MUT_RESCUE_MINE
+			:: b <= NH ->
+#else
+			:: b <= NH && (mine & (1 << b)) != 0 -> b++
+			:: b <= NH && (mine & (1 << b)) == 0 ->
+#endif
 				claim(b, seq, 0, k);
 				if
 				:: k == NONE -> b++
