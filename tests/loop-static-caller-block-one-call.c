@@ -9,7 +9,8 @@
  * loop's number, so loops of different sizes follow one another, with a
  * hybrid loop (claim words, the same slots) every seventh. Asserted, loop
  * by loop: every iteration ran exactly once, and in static loops the
- * caller's block was one call on worker 0. Before, every block was four
+ * caller's block was one call on worker 0; also with 17 workers (the most
+ * whose blocks the word holds) and 18 (claim words, every iteration once). Before, every block was four
  * claimable pieces, the caller's too (four calls, some on helpers); a
  * pieces word read as empty in the next loop leaves iterations unrun.
  */
@@ -18,7 +19,6 @@
 #include "xsched.h"
 #include "xs_test.h"
 
-#define WORKERS 5
 #define LOOPS 2000
 #define NMAX 5003
 
@@ -38,18 +38,21 @@ static void body(void *arg, int64_t first, uint64_t count)
 		atomic_fetch_add_explicit(&hits[first + (int64_t)i], 1, memory_order_relaxed);
 }
 
-TEST(caller_block_one_call_every_iteration_once)
+/* @workers: block loops up to 17 (XS_LOOP_BLOCKS_MAX helpers), claim
+ * words beyond, where the caller's block is pieces (@one_call false). */
+static void run_loops(struct __test_metadata *_metadata, uint32_t workers, int loops,
+		      bool one_call)
 {
 	static const int64_t sizes[] = { 1, 3, 5, 64, 256, 4096, 5003, 17 };
 	const struct xs_loop_sched st = { .kind = XS_LOOP_STATIC };
 	const struct xs_loop_sched hy = { .kind = XS_LOOP_HYBRID, .ns = 2, .nd = 4, .grain = 50 };
-	struct xs_runtime *rt = xs_runtime_create(WORKERS);
+	struct xs_runtime *rt = xs_runtime_create(workers);
 
 	ASSERT_NE(NULL, rt);
-	for (int k = 0; k < LOOPS; k++) {
+	for (int k = 0; k < loops; k++) {
 		int64_t n = sizes[k % (int)(sizeof(sizes) / sizeof(sizes[0]))];
 		bool is_static = k % 7 != 6;
-		int64_t len0 = n / WORKERS + (n % WORKERS != 0);
+		int64_t len0 = n / workers + (n % workers != 0);
 
 		for (int64_t i = 0; i < n; i++)
 			atomic_store(&hits[i], 0);
@@ -62,13 +65,24 @@ TEST(caller_block_one_call_every_iteration_once)
 				       atomic_load(&hits[i]));
 				ASSERT_EQ(1, atomic_load(&hits[i]));
 			}
-		if (!is_static)
+		if (!is_static || !one_call)
 			continue;
 		ASSERT_EQ(1, atomic_load(&first_calls));
 		ASSERT_EQ(0, atomic_load(&first_worker));
 		ASSERT_EQ((uint64_t)len0, atomic_load(&first_count));
 	}
 	xs_runtime_destroy(rt);
+}
+
+TEST(caller_block_one_call_every_iteration_once)
+{
+	run_loops(_metadata, 5, LOOPS, true);
+}
+
+TEST(most_helpers_and_past_them)
+{
+	run_loops(_metadata, 17, LOOPS / 4, true);
+	run_loops(_metadata, 18, LOOPS / 4, false);
 }
 
 TEST_HARNESS_MAIN
