@@ -681,7 +681,10 @@ static void xs_for_worker(void *p)
  *    through its pieces word, loop_slots[b].pieces = seq << 32 | front
  *    << 16 | back, with a CAS: its taker from the front, the caller's
  *    rescue (below) from the back. A block the caller takes is run in one
- *    call, and the rescue skips it: nobody else claims in it.
+ *    call, and the rescue skips it: nobody else claims in it. The caller
+ *    takes a block only once its own is done, so only a helper later
+ *    than a whole block finds its block taken; it is then treated as
+ *    absent (it stays out, or takes another untaken block).
  *    A word stamped with another loop's number is this loop's untouched
  *    block (all pieces left), so nobody resets the words between loops:
  *    the word stays in its taker's cache, and the claims cost no line
