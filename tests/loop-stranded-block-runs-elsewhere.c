@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * A worker that stops in the middle of its static block strands only the
- * chunk it is running: xs_parallel_for() makes every piece of every block
- * claimable (libxsched/loops/loop.c, elastic loops), so the other worker runs
- * the rest of that block while it is stopped. Here worker 1 sleeps in its
+ * chunk it is running: xs_parallel_for() makes every piece of a helper's
+ * block claimable (libxsched/loops/loop.c, elastic loops; a static block
+ * loop's caller takes the pieces left once the helper has stayed inside
+ * past a short timeout), so the other worker runs the rest of that block
+ * while it is stopped. Here worker 1 sleeps in its
  * first chunk until every other iteration of the loop has run (10 s at
  * most); asserted with counts: every iteration exactly once, the sum of
  * their values, and, seen from inside worker 1's chunk, all iterations but

@@ -264,10 +264,16 @@ void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
 void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
 
 /* rt->loop_state: the loop's number in the high half, then the open bit,
- * the claims bit and the count of helpers inside (loop.c). */
+ * the claims bit, the blocks bit, the blocks taken (XS_LOOP_TAKEN(b) for
+ * helper b's static block, b = 1 .. XS_LOOP_BLOCKS_MAX) and the count of
+ * helpers inside (loop.c). */
 #define XS_LOOP_OPEN (1ull << 31)
 #define XS_LOOP_CLAIMS (1ull << 30)
-#define XS_LOOP_INSIDE(s) ((uint32_t)((s) & (XS_LOOP_CLAIMS - 1)))
+#define XS_LOOP_BLOCKS (1ull << 29)
+#define XS_LOOP_BLOCKS_MAX 16u
+#define XS_LOOP_TAKEN(b) (1ull << (12 + (b)))
+#define XS_LOOP_TAKEN_ALL(helpers) (((1ull << (helpers)) - 1) << 13)
+#define XS_LOOP_INSIDE(s) ((uint32_t)((s) & ((1ull << 13) - 1)))
 #define XS_LOOP_SEQ(s) ((uint32_t)((s) >> 32))
 
 /* loop.c: join the elastic loop just posted, if it is still open. */

@@ -15,11 +15,13 @@
  * runs what no thief took.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "affinity/affinity.h"
+#include "topo/topology.h"
 #include "daemon/daemon_client.h"
 #include "loops/loop.h"
 #include "base/options.h"
@@ -176,10 +178,16 @@ void xs_loop_disp_init_affinity(struct xs_loop_disp *d, uint64_t n, uint32_t nth
 #define XS_PIECES_MIN 4u
 #define XS_PIECE_LEN 1024u
 
+/* The claimable pieces of each static block of @d. */
+static uint32_t xs_block_pieces(const struct xs_loop_disp *d)
+{
+	uint64_t pieces = d->n / d->nthreads / XS_PIECE_LEN;
+
+	return pieces < XS_PIECES_MIN ? XS_PIECES_MIN : pieces > 64 ? 64 : (uint32_t)pieces;
+}
+
 void xs_loop_disp_claim_all(struct xs_loop_disp *d, struct xs_loop_slot *slots)
 {
-	uint64_t pieces;
-
 	switch (d->kind) {
 	case XS_LOOP_STATIC:
 		if (d->chunk) {
@@ -190,9 +198,8 @@ void xs_loop_disp_claim_all(struct xs_loop_disp *d, struct xs_loop_slot *slots)
 			}
 			break;
 		}
-		pieces = d->n / d->nthreads / XS_PIECE_LEN;
 		d->kind = XS_LOOP_HYBRID;
-		d->ns = pieces < XS_PIECES_MIN ? XS_PIECES_MIN : pieces > 64 ? 64 : (uint32_t)pieces;
+		d->ns = xs_block_pieces(d);
 		d->nd = 0;
 		break;
 	case XS_LOOP_HYBRID:
@@ -550,20 +557,29 @@ int xs_loop_sched_default(const struct xs_runtime *rt, struct xs_loop_sched *s)
 
 enum xs_for_shape { XS_FOR_S64, XS_FOR_U64, XS_FOR_2D };
 
+/* What a helper of a 1-D static block loop reads comes first, on the
+ * job's first line (the dispenser's `next` makes the job line-aligned):
+ * one line transfer from the caller, who writes the job at each loop. */
 struct xs_for_job {
-	struct xs_loop_disp disp;
 	enum xs_for_shape shape;
+	/* Static block loops (below): the loop's number, the pieces of a
+	 * block (0 for every other loop), the blocks and iterations. */
+	uint32_t seq, pieces, blocks;
+	uint64_t n;
 	uint64_t start;         /* 1-D: iteration 0's value */
 	int64_t step;
-	int64_t r0, c0, r1, c1; /* 2-D */
-	uint64_t rb, cb, ntc;   /* tile sizes, tiles per row */
 	union {
 		xs_for_fn s64;
 		xs_for_u64_fn u64;
 		xs_for_2d_fn tile;
 	} fn;
 	void *arg;
+	int64_t r0, c0, r1, c1; /* 2-D */
+	uint64_t rb, cb, ntc;   /* tile sizes, tiles per row */
+	struct xs_loop_disp disp;
 };
+_Static_assert(offsetof(struct xs_for_job, r0) <= XS_CACHE_LINE,
+	       "a block loop's helper reads one line of the job");
 
 static void xs_for_chunk(const struct xs_for_job *j, uint64_t lo, uint64_t hi)
 {
@@ -615,12 +631,12 @@ static void xs_for_worker(void *p)
  * caller (worker 0) posts the loop, runs chunks, and once the dispenser is
  * empty waits only for the workers that are *inside* the loop, i.e. for
  * chunks already claimed. Every chunk is claimable by every worker
- * (xs_loop_disp_claim_all()), so a worker that never comes strands
- * nothing. Nobody waits for a worker outside.
+ * (xs_loop_disp_claim_all(), or the block claims below), so a worker that
+ * never comes strands nothing. Nobody waits for a worker outside.
  *
  * Joining, leaving and closing are read-modify-writes of one word,
- * rt->loop_state = seq << 32 | OPEN | inside (runtime.h), so they are
- * totally ordered and need no Dekker fence pair:
+ * rt->loop_state = seq << 32 | OPEN | flags | taken | inside (runtime.h),
+ * so they are totally ordered and need no Dekker fence pair:
  *
  *   caller (worker 0)                    helper w, polling loop_state
  *   P  loop_job = j                      J  s = state (acquire); if OPEN:
@@ -649,14 +665,47 @@ static void xs_for_worker(void *p)
  * tests/models/loop.pml checks this (every chunk once, nobody touches a
  * returned loop, no lost wake-up of the caller).
  *
+ * Static block loops (XS_LOOP_BLOCKS: a static schedule without a chunk
+ * size, on 2 .. XS_LOOP_BLOCKS_MAX + 1 workers) claim whole blocks in the
+ * loop word itself, so a loop costs the caller no claim word traffic:
+ *  - helper b's block is taken by setting XS_LOOP_TAKEN(b) with a CAS of
+ *    an open word; J takes the helper's own block (or, when that is
+ *    taken, the first untaken one) in its join CAS; inside, a helper
+ *    takes further untaken blocks the same way while the loop is open;
+ *  - the caller's block 0 is its own, run in one call; after it, C
+ *    becomes a CAS loop that takes every block still untaken (running
+ *    each) and clears OPEN only from a word with every block taken, so
+ *    each block is taken exactly once, and by a worker that is inside or
+ *    by the caller;
+ *  - a block a helper takes is run in pieces (xs_block_pieces()) claimed
+ *    through its pieces word, loop_slots[b].pieces = seq << 32 | front
+ *    << 16 | back, with a CAS: its taker from the front, the caller's
+ *    rescue (below) from the back. A block the caller takes is run in one
+ *    call, and the rescue skips it: nobody else claims in it. The caller
+ *    takes a block only once its own is done, so only a helper later
+ *    than a whole block finds its block taken; it is then treated as
+ *    absent (it stays out, or takes another untaken block).
+ *    A word stamped with another loop's number is this loop's untouched
+ *    block (all pieces left), so nobody resets the words between loops:
+ *    the word stays in its taker's cache, and the claims cost no line
+ *    transfer. The caller, when helpers are still inside after the close
+ *    and do not leave within XS_RESCUE_NS, takes the pieces left from
+ *    the back (xs_blocks_rescue()): a helper switched out inside its
+ *    block holds the caller up for one piece.
+ * The caller's first close CAS guesses the word in which every helper
+ * took its block and left: a right guess closes with one line transfer
+ * (the post's and the close's are the loop's only two on the caller's
+ * side); a wrong one costs what a load would.
+ *
  * A helper that is switched out while inside holds up the caller only for
  * its claimed chunk, or for the moment between its entry and its first
  * claim; a helper that wakes after the close finds OPEN clear. When the
  * loop's chunks are all in claim words (XS_LOOP_CLAIMS: every elastic
  * loop but dynamic and guided ones) a helper looks at them before it
- * joins and stays out when all are empty (xs_loop_claims_left()): a
- * helper that came in after the caller took the last chunk would only
- * hold it up for its way in and out. A loop
+ * joins and stays out when all are empty (xs_loop_claims_left()), and
+ * in a block loop when every block is taken: a helper that came in after
+ * the caller took the last chunk would only hold it up for its way in
+ * and out. A loop
  * posted while a helper is still busy elsewhere is simply run without it.
  * Between loops a helper looks only at the word (and job_seq) for the spin
  * window (xs_worker_linger()), so the next post costs it one line
@@ -667,13 +716,179 @@ static void xs_for_worker(void *p)
  * when the caller returns. Only the affinity recording keeps a job of
  * its own (xs_affinity_record_loop()); trials and replays are elastic.
  */
-static void xs_for_part(struct xs_worker *w, struct xs_for_job *j)
+_Static_assert(XS_MAX_CPUS <= XS_LOOP_INSIDE(~0ull) + 1, "inside counts every helper");
+_Static_assert(XS_LOOP_TAKEN_ALL(XS_LOOP_BLOCKS_MAX) < XS_LOOP_BLOCKS &&
+		       XS_LOOP_TAKEN(1) > XS_LOOP_INSIDE(~0ull),
+	       "the taken bits lie between the flags and inside");
+
+/* How long the caller waits for helpers still inside a block loop before
+ * it takes their pieces left: a helper that is running comes out within
+ * a few line transfers; one that is switched out is not back for a time
+ * slice. */
+#define XS_RESCUE_NS 2000u
+
+#define XS_PIECES_WORD(seq, front, back) \
+	((uint64_t)(seq) << 32 | (uint64_t)(front) << 16 | (uint64_t)(back))
+
+/* The first untaken block in @s: @me's own when untaken; 0 when none. */
+static uint32_t xs_block_pick(uint64_t s, uint32_t helpers, uint32_t me)
+{
+	uint64_t left = XS_LOOP_TAKEN_ALL(helpers) & ~s;
+
+	if (!left)
+		return 0;
+	if (me && (left & XS_LOOP_TAKEN(me)))
+		return me;
+	return (uint32_t)__builtin_ctzll(left) - 12;
+}
+
+/* Piece @k of block @b: [*lo, *hi), possibly empty. */
+static void xs_piece_of(const struct xs_for_job *j, uint32_t b, uint32_t k, uint64_t *lo,
+			uint64_t *hi)
+{
+	uint64_t a, len, q, r;
+
+	xs_block(j->n, j->blocks, b, &a, &len);
+	q = len / j->pieces;
+	r = len % j->pieces;
+	*lo = a + k * q + (k < r ? k : r);
+	*hi = *lo + q + (k < r);
+}
+
+/* Claim a piece of block @b from the front (its taker) or the back (a
+ * thief) into @k; false when none is left. */
+static bool xs_piece_claim(struct xs_runtime *rt, const struct xs_for_job *j, uint32_t b,
+			   bool front, uint32_t *k)
+{
+	_Atomic uint64_t *w = &rt->loop_slots[b].pieces;
+	/* Relaxed: the word only numbers pieces; what they write is ordered
+	 * by the loop word (X's release, C's and W's acquire). */
+	uint64_t s = xs_load_relaxed(w), ns;
+
+	do {
+		uint32_t f = 0, e = j->pieces;
+
+		if (XS_LOOP_SEQ(s) == j->seq) { /* else another loop's: untouched */
+			f = (uint16_t)(s >> 16);
+			e = (uint16_t)s;
+		}
+		if (f >= e)
+			return false;
+		*k = front ? f : e - 1;
+		ns = front ? XS_PIECES_WORD(j->seq, f + 1, e) : XS_PIECES_WORD(j->seq, f, e - 1);
+	} while (!xs_cas_weak_relaxed(w, &s, ns));
+	return true;
+}
+
+static void xs_piece_run(const struct xs_for_job *j, uint32_t b, uint32_t k)
+{
+	uint64_t lo, hi;
+
+	xs_piece_of(j, b, k, &lo, &hi);
+	if (hi > lo)
+		xs_for_chunk(j, lo, hi);
+}
+
+/* Run the pieces of block @b (taken by us) that no thief takes. */
+static void xs_block_run(struct xs_runtime *rt, const struct xs_for_job *j, uint32_t b)
+{
+	uint32_t k;
+
+	while (xs_piece_claim(rt, j, b, true, &k))
+		xs_piece_run(j, b, k);
+}
+
+/* A helper inside a block loop, holding block @b: runs it, then takes
+ * and runs untaken blocks while the loop is open. */
+static void xs_blocks_help(struct xs_runtime *rt, const struct xs_for_job *j, uint32_t b)
+{
+	uint64_t s;
+
+	do {
+		xs_block_run(rt, j, b);
+		/* Relaxed, the load and the CAS: we are inside, so the word
+		 * is our loop's; taking a block orders nothing (the block's
+		 * writes go out with X's release). */
+		s = xs_load_relaxed(&rt->loop_state);
+		for (;;) {
+			b = s & XS_LOOP_OPEN ? xs_block_pick(s, rt->nworkers - 1, 0) : 0;
+			if (!b || xs_cas_weak_relaxed(&rt->loop_state, &s, s | XS_LOOP_TAKEN(b)))
+				break;
+		}
+	} while (b);
+}
+
+/* The caller's side of a block loop, @posted its word at P: its block,
+ * then C as a CAS loop (above); returns the word C closed. */
+static uint64_t xs_blocks_run_and_close(struct xs_runtime *rt, const struct xs_for_job *j,
+					uint64_t posted, uint64_t *mine)
+{
+	uint32_t helpers = rt->nworkers - 1, b = 0;
+	uint64_t lo, len, s = posted | XS_LOOP_TAKEN_ALL(helpers);
+
+	*mine = 0;
+	/* Block 0, then each block the caller takes, in one call: only the
+	 * rescue claims pieces of a helper's block, and it skips the
+	 * caller's (@mine), whose pieces words stay stale. */
+	do {
+		xs_block(j->n, j->blocks, b, &lo, &len);
+		if (len)
+			xs_for_chunk(j, lo, lo + len);
+		for (;;) {
+			b = xs_block_pick(s, helpers, 0);
+			if (b) {
+				/* Relaxed: the caller owns the job; taking
+				 * orders nothing. */
+				if (!xs_cas_weak_relaxed(&rt->loop_state, &s, s | XS_LOOP_TAKEN(b)))
+					continue;
+				*mine |= XS_LOOP_TAKEN(b);
+				s |= XS_LOOP_TAKEN(b); /* a guess again */
+				break;
+			}
+			/* Acquire (C): the chunks of every helper that
+			 * already left, by their release in X. */
+			if (xs_cas_weak_acquire(&rt->loop_state, &s, s & ~XS_LOOP_OPEN))
+				break;
+		}
+	} while (b);
+	return s;
+}
+
+/*
+ * The caller after closing a block loop with helpers inside: every block
+ * is taken; wait XS_RESCUE_NS for them to leave, then take the pieces
+ * they have not claimed, from the back.
+ */
+static void xs_blocks_rescue(struct xs_runtime *rt, const struct xs_for_job *j, uint64_t mine)
+{
+	uint64_t t0 = xs_now_ns();
+	uint32_t k;
+
+	/* Relaxed: a look; W's acquire orders what the helpers wrote. */
+	while (XS_LOOP_INSIDE(xs_load_relaxed(&rt->loop_state))) {
+		if (xs_now_ns() - t0 < XS_RESCUE_NS) {
+			xs_cpu_relax();
+			continue;
+		}
+		for (uint32_t b = 1; b < rt->nworkers; b++)
+			while (!(mine & XS_LOOP_TAKEN(b)) && xs_piece_claim(rt, j, b, false, &k))
+				xs_piece_run(j, b, k);
+		return;
+	}
+}
+
+/* @w's part of loop @j; @b: the block it took (a helper of a block loop),
+ * else 0. */
+static void xs_for_part(struct xs_worker *w, struct xs_for_job *j, uint32_t b)
 {
 	struct xs_task frame;
 
 	xs_worker_job_begin(w);
 	xs_worker_implicit_begin(w, &frame);
-	xs_for_worker(j);
+	if (b)
+		xs_blocks_help(w->rt, j, b);
+	else
+		xs_for_worker(j);
 	xs_worker_implicit_end(w, &frame);
 	w->in_job = false;
 }
@@ -706,24 +921,35 @@ void xs_loop_help(struct xs_worker *w)
 	struct xs_runtime *rt = w->rt;
 	/* Acquire (J): with the CAS below, pairs with the caller's release
 	 * in P; a value read here that is not open is only looked at. */
-	uint64_t s = xs_load_acquire(&rt->loop_state), old;
+	uint64_t s = xs_load_acquire(&rt->loop_state), old, joined;
+	uint32_t b;
 
 	for (;;) {
 		w->loop_seen = XS_LOOP_SEQ(s);
 		if (!(s & XS_LOOP_OPEN))
 			return;
-		/* Every chunk already taken (by the caller, or by helpers
-		 * that came first): stay out, as a helper that came late. */
-		if ((s & XS_LOOP_CLAIMS) && !xs_loop_claims_left(w))
+		joined = s + 1;
+		b = 0;
+		if (s & XS_LOOP_BLOCKS) {
+			/* Our block, or another untaken one; none: stay out. */
+			b = xs_block_pick(s, rt->nworkers - 1, w->id);
+			if (!b)
+				return;
+			joined |= XS_LOOP_TAKEN(b);
+		} else if ((s & XS_LOOP_CLAIMS) && !xs_loop_claims_left(w)) {
+			/* Every chunk already taken (by the caller, or by
+			 * helpers that came first): stay out, as a helper
+			 * that came late. */
 			return;
+		}
 		/* Acquire: loop_job and the dispenser, published by P's
 		 * release (a CAS that read another helper's entry is in P's
 		 * release sequence). Fails when the word moved: another
 		 * helper, the close, or a later loop; look again. */
-		if (xs_cas_weak_acquire(&rt->loop_state, &s, s + 1))
+		if (xs_cas_weak_acquire(&rt->loop_state, &s, joined))
 			break;
 	}
-	xs_for_part(w, rt->loop_job);
+	xs_for_part(w, rt->loop_job, b);
 	/* Release (X): our chunks' writes, to the caller's acquire in C or W. */
 	old = xs_fetch_sub_release(&rt->loop_state, 1);
 	if (!(old & XS_LOOP_OPEN) && XS_LOOP_INSIDE(old) == 1)
@@ -741,7 +967,8 @@ static bool xs_loop_helpers_left(void *arg)
 static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 {
 	struct xs_worker *w0 = rt->workers[0];
-	uint64_t s, now;
+	struct xs_task frame;
+	uint64_t s, now, posted, mine;
 
 	xs_self = w0;
 	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
@@ -753,7 +980,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	xs_daemon_client_job_start(rt, now);
 	xs_stats_page_job(rt, true, now);
 	if (rt->nworkers == 1) { /* nobody to post to */
-		xs_for_part(w0, j);
+		xs_for_part(w0, j, 0);
 		goto out;
 	}
 	rt->loop_job = j;
@@ -761,15 +988,26 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	 * Release (P): loop_job and the dispenser, to the helpers' acquire
 	 * in J. */
 	s = xs_load_relaxed(&rt->loop_state);
-	xs_store_release(&rt->loop_state,
-			 (uint64_t)(XS_LOOP_SEQ(s) + 1) << 32 | XS_LOOP_OPEN |
-			 (j->disp.claim_all ? XS_LOOP_CLAIMS : 0));
+	j->seq = XS_LOOP_SEQ(s) + 1;
+	posted = (uint64_t)j->seq << 32 | XS_LOOP_OPEN |
+		 (j->disp.claim_all ? XS_LOOP_CLAIMS : 0) | (j->pieces ? XS_LOOP_BLOCKS : 0);
+	xs_store_release(&rt->loop_state, posted);
 	for (uint32_t i = 1; i < rt->nworkers; i++)
 		xs_park_notify(&rt->workers[i]->park);
-	xs_for_part(w0, j);
-	/* Acquire (C): the chunks of every helper that already left, by
-	 * their release in X. */
-	s = xs_fetch_and_acquire(&rt->loop_state, ~(XS_LOOP_OPEN | XS_LOOP_CLAIMS));
+	if (j->pieces) {
+		xs_worker_job_begin(w0);
+		xs_worker_implicit_begin(w0, &frame);
+		s = xs_blocks_run_and_close(rt, j, posted, &mine);
+		if (XS_LOOP_INSIDE(s))
+			xs_blocks_rescue(rt, j, mine);
+		xs_worker_implicit_end(w0, &frame);
+		w0->in_job = false;
+	} else {
+		xs_for_part(w0, j, 0);
+		/* Acquire (C): the chunks of every helper that already left,
+		 * by their release in X. */
+		s = xs_fetch_and_acquire(&rt->loop_state, ~(XS_LOOP_OPEN | XS_LOOP_CLAIMS));
+	}
 	if (XS_LOOP_INSIDE(s))
 		xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
 out:
@@ -838,9 +1076,17 @@ static int xs_for_run_claimed(struct xs_runtime *rt, struct xs_for_job *j, uint6
 		xs_loop_disp_init(&j->disp, n, rt->nworkers, &s, false, slots,
 				  xs_load_acquire(&rt->victims));
 	/* Alone, the caller has nobody to leave chunks to: its schedule
-	 * as it is (a static block is one chunk, not claimable pieces). */
-	if (rt->nworkers > 1)
+	 * as it is (a static block is one chunk, not claimable pieces). A
+	 * static block loop on few enough workers takes its blocks in the
+	 * loop word (block loops, above); any other, its claim words. */
+	if (rt->nworkers > 1 && rt->nworkers - 1 <= XS_LOOP_BLOCKS_MAX && !amap &&
+	    j->disp.kind == XS_LOOP_STATIC && !j->disp.chunk) {
+		j->pieces = xs_block_pieces(&j->disp);
+		j->blocks = rt->nworkers;
+		j->n = n;
+	} else if (rt->nworkers > 1) {
 		xs_loop_disp_claim_all(&j->disp, slots);
+	}
 	ret = xs_for_elastic(rt, j);
 	if (tried && ret >= 0)
 		xs_affinity_trial_done(tried, n, (uint32_t)rt->opt.affinity_trial, picked,

@@ -52,9 +52,11 @@
 struct xs_victim_view;
 struct xs_affinity_map;
 
-/* Thread t's claim word of its dynamic tasks, on a line of its own. */
+/* Thread t's claim word of its dynamic tasks, on a line of its own; in
+ * xs_parallel_for()'s static block loops (loop.c), its block's pieces. */
 struct xs_loop_slot {
 	xs_cache_aligned _Atomic uint64_t span; /* front | back << 32 */
+	_Atomic uint64_t pieces; /* loop number << 32 | front << 16 | back */
 };
 
 struct xs_loop_disp {

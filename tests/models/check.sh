@@ -68,6 +68,13 @@ runs=(
 	"loop|-DMUT_JOIN_BLIND|error"
 	"loop|-DMUT_NO_WAIT|error"
 	"loop|-DMUT_NOTIFY_OPEN|error"
+	# ... its static block loops: blocks taken in the word, stamped pieces.
+	"loop-blocks||verify"
+	"loop-blocks|-DNH=1|verify"
+	"loop-blocks|-DMUT_CLOSE_UNTAKEN|error"
+	"loop-blocks|-DMUT_NO_STAMP|error"
+	"loop-blocks|-DMUT_CLOSE_GUESS|error"
+	"loop-blocks|-DMUT_RESCUE_MINE|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do

@@ -19,6 +19,8 @@
  *    out (a caller left blocked is an invalid end state).
  * Helpers may be switched out between any two steps (Spin interleaves
  * every statement), so each can look, join late, or never come.
+ * Static block loops, which also take blocks in the word, are
+ * loop-blocks.pml.
  *
  * Memory model: sequentially consistent. Every access to the word is an
  * atomic RMW or a load of one word, totally ordered by the word's
