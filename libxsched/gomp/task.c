@@ -152,8 +152,9 @@ static inline bool xg_nothing_to_join(void)
 	return d && d->top == d->base && d->ctx == XS_CTX_LAZY;
 }
 
-static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
-			 uint32_t tid, struct xg_dnode *node)
+static inline __attribute__((always_inline)) void
+xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
+	     uint32_t tid, struct xg_dnode *node)
 {
 	struct xg_task *saved = xg_cur;
 	struct xg_task t;
