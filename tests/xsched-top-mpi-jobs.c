@@ -9,7 +9,8 @@
  * MPI fields contradict themselves (rank beyond the job's size, more MPI
  * time than elapsed, more CPUs lent than a machine has, a job name of
  * other characters, a job key that is not its name's hash) is left out
- * with a note saying why, and never shown.
+ * with a note saying why, and never shown. On the screen, J switches to
+ * the job view and back, and -J starts there.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 
 #include "xs_test.h"
 #include "xsched-top-test.h"
+#include "tmux-test.h"
 
 #define NS 1000000000ull
 
@@ -243,6 +245,33 @@ TEST_F(jobs, batch_says_the_same)
 	EXPECT_NE(NULL, strstr(out, "note: ")) TH_LOG("%s", out);
 	/* The usual view's legend is not printed in the job view. */
 	EXPECT_EQ(NULL, strstr(out, "# columns:")) TH_LOG("%s", out);
+}
+
+TEST_F(jobs, screen_key_switches_views)
+{
+	static char screen[16384];
+
+	if (system("tmux -V >/dev/null 2>&1"))
+		SKIP(return, "tmux is not installed (scripts/deps.sh installs it)");
+	snprintf(tmux_sock, sizeof(tmux_sock), "xsched-top-jobs-%d", (int)getpid());
+	ASSERT_EQ(0, tmux("new-session -d -x 120 -y 30 \"TERM=xterm '%s' -d 3600 "
+			  "--runtime-dir %s --shm-dir %s\"", tt_tool(), self->dir, self->shm));
+	EXPECT_EQ(1, tmux_wait_for(screen, sizeof(screen), "plain-runtime")) TH_LOG("%s", screen);
+	EXPECT_EQ(NULL, strstr(screen, "job job.A")) TH_LOG("%s", screen);
+	tmux("send-keys J");
+	EXPECT_EQ(1, tmux_wait_for(screen, sizeof(screen), "job job.A")) TH_LOG("%s", screen);
+	EXPECT_NE(NULL, strstr(screen, "LB 0.704, CommE 0.900, PE 0.633")) TH_LOG("%s", screen);
+	EXPECT_NE(NULL, strstr(screen, "job job-B")) TH_LOG("%s", screen);
+	EXPECT_EQ(NULL, strstr(screen, "plain-runtime")) TH_LOG("%s", screen);
+	tmux("send-keys J");
+	EXPECT_EQ(1, tmux_wait_for(screen, sizeof(screen), "plain-runtime")) TH_LOG("%s", screen);
+	tmux("kill-server 2>/dev/null");
+
+	snprintf(tmux_sock, sizeof(tmux_sock), "xsched-top-jobs-J-%d", (int)getpid());
+	ASSERT_EQ(0, tmux("new-session -d -x 120 -y 30 \"TERM=xterm '%s' -J -d 3600 "
+			  "--runtime-dir %s --shm-dir %s\"", tt_tool(), self->dir, self->shm));
+	EXPECT_EQ(1, tmux_wait_for(screen, sizeof(screen), "job job.A")) TH_LOG("%s", screen);
+	tmux("kill-server 2>/dev/null");
 }
 
 TEST_HARNESS_MAIN
