@@ -9,8 +9,10 @@
  * MPI fields contradict themselves (rank beyond the job's size, more MPI
  * time than elapsed, more CPUs lent than a machine has, a job name of
  * other characters, a job key that is not its name's hash) is left out
- * with a note saying why, and never shown. On the screen, J switches to
- * the job view and back, and -J starts there.
+ * with a note saying why, and never shown. Over a refresh interval in
+ * which the ranks' pages move on, each rank's MPI% and the job's
+ * efficiencies of that interval. On the screen, J switches to the job
+ * view and back, and -J starts there.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -245,6 +247,53 @@ TEST_F(jobs, batch_says_the_same)
 	EXPECT_NE(NULL, strstr(out, "note: ")) TH_LOG("%s", out);
 	/* The usual view's legend is not printed in the job view. */
 	EXPECT_EQ(NULL, strstr(out, "# columns:")) TH_LOG("%s", out);
+}
+
+/* Two refreshes; between them (after the first line is out) job.A's
+ * ranks run 2 s more, of which 1, 0.5 and 0 s in MPI: in that interval
+ * useful 1, 1.5, 2: LB 0.75, CommE 1, PE 0.75; MPI% 50, 25, 0. */
+TEST_F(jobs, interval_efficiencies)
+{
+	static char first[1 << 16], second[1 << 16];
+	const size_t moved[] = { 1, 2, 0 }; /* ranks 0, 1, 2 of job.A */
+	const double mpi_more[] = { 1.0, 0.5, 0 };
+	char cmd[8192], key[64];
+	const char *a, *p;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --json -J -n2 -d1 --runtime-dir %s --shm-dir %s",
+		 tt_tool(), self->dir, self->shm);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(first, sizeof(first), f));
+	for (size_t i = 0; i < 3; i++) {
+		struct rank_page r = ranks[moved[i]];
+
+		r.elapsed += 2;
+		r.mpi += mpi_more[i];
+		ASSERT_EQ(0, forge_rank(self->shm, &r));
+	}
+	ASSERT_NE(NULL, fgets(second, sizeof(second), f));
+	pclose(f);
+	EXPECT_NE(NULL, strstr(first, "\"interval\":null")) TH_LOG("%s", first);
+	a = strstr(second, "{\"job\":\"job.A\",");
+	ASSERT_NE(NULL, a) TH_LOG("%s", second);
+	EXPECT_NE(NULL, strstr(a, "\"interval\":{\"load_balance\":0.750000,"
+				  "\"communication_efficiency\":1.000000,"
+				  "\"parallel_efficiency\":0.750000}"))
+		TH_LOG("%s", a);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(key, sizeof(key), "{\"rank\":%zu,\"pid\":%d,", i, (int)ranks[moved[i]].pid);
+		p = strstr(a, key);
+		ASSERT_NE(NULL, p) TH_LOG("%s", a);
+		p = strstr(p, "\"mpi_pct_int\":");
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(100 * mpi_more[i] / 2, strtod(p + strlen("\"mpi_pct_int\":"), NULL))
+			TH_LOG("%s", p);
+	}
+	/* job-B did not move: no interval. */
+	EXPECT_NE(NULL, strstr(strstr(second, "{\"job\":\"job-B\","), "\"interval\":null"))
+		TH_LOG("%s", second);
 }
 
 TEST_F(jobs, screen_key_switches_views)

@@ -16,7 +16,9 @@
  *   LB    = avg useful / max useful            load balance
  *   CommE = max useful / max elapsed           communication efficiency
  *   PE    = LB x CommE                         parallel efficiency
- * the summary's definitions (libxsched/mpi/summary.c), live.
+ * the summary's definitions (libxsched/mpi/summary.c), live; and the
+ * same over the last refresh interval, from each rank's differences,
+ * once every rank of the job has been seen twice.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +109,11 @@ static void top_rank_interval(struct top_rank *r, const struct top_snap *prev)
 		if (q->pid != r->pid || q->created_ns != r->created_ns)
 			continue;
 		del = r->elapsed_s - q->elapsed_s;
-		if (del > 0 && r->mpi_s >= q->mpi_s)
+		if (del > 0 && r->mpi_s >= q->mpi_s && r->mpi_s - q->mpi_s <= del) {
 			r->mpi_pct_int = 100.0 * (r->mpi_s - q->mpi_s) / del;
+			r->d_elapsed_s = del;
+			r->d_useful_s = del - (r->mpi_s - q->mpi_s);
+		}
 		if (r->mpi_pct_int > 100)
 			r->mpi_pct_int = 100;
 		return;
@@ -134,6 +139,25 @@ static void top_job_metrics(struct top_job *j)
 	j->lb = j->useful_max > 0 ? j->useful_avg / j->useful_max : 1.0;
 	j->ce = j->runtime_s > 0 ? j->useful_max / j->runtime_s : 1.0;
 	j->pe = j->lb * j->ce;
+	/* The last interval's, from the ranks' differences: what the job
+	 * does now rather than since it started. */
+	j->has_int = 1;
+	for (size_t i = 0; i < j->nranks && j->has_int; i++)
+		j->has_int = j->ranks[i].mpi_pct_int >= 0;
+	if (j->has_int) {
+		double usum = 0, umax = 0, emax = 0;
+
+		for (size_t i = 0; i < j->nranks; i++) {
+			const struct top_rank *r = &j->ranks[i];
+
+			usum += r->d_useful_s;
+			umax = r->d_useful_s > umax ? r->d_useful_s : umax;
+			emax = r->d_elapsed_s > emax ? r->d_elapsed_s : emax;
+		}
+		j->lb_int = umax > 0 ? usum / (double)j->nranks / umax : 1.0;
+		j->ce_int = emax > 0 ? umax / emax : 1.0;
+		j->pe_int = j->lb_int * j->ce_int;
+	}
 }
 
 void top_jobs_take(struct top_snap *s, const struct top_snap *prev)
@@ -217,6 +241,9 @@ void top_print_jobs_text(FILE *out, const struct top_snap *s, int header)
 			j->name[0] ? j->name : "?", j->uid, j->nranks, j->size, j->runtime_s, j->lb,
 			j->ce, j->pe, j->lent_cpu_s, j->lent_now, j->borrowed_cpu_s,
 			j->borrowed_now);
+		if (j->has_int)
+			fprintf(out, "  last interval: LB %.3f, CommE %.3f, PE %.3f\n", j->lb_int,
+				j->ce_int, j->pe_int);
 		fprintf(out, "  %-6s %-8s %-16s %9s %9s %9s %10s %10s %8s %8s %8s\n", "RANK", "PID",
 			"COMMAND", "USEFUL_S", "MPI_S", "MPI%_INT", "LENT_CPU_S", "BORR_CPU_S",
 			"LENDS", "LENT_NOW", "BORR_NOW");
@@ -258,10 +285,18 @@ void top_print_jobs_json(FILE *out, const struct top_snap *s)
 			"\"runtime_s\":%.6f,\"useful_s_avg\":%.6f,\"useful_s_max\":%.6f,"
 			"\"load_balance\":%.6f,\"communication_efficiency\":%.6f,"
 			"\"parallel_efficiency\":%.6f,\"lent_cpu_s\":%.6f,\"borrowed_cpu_s\":%.6f,"
-			"\"lent_now\":%u,\"borrowed_now\":%u,\"ranks\":[",
+			"\"lent_now\":%u,\"borrowed_now\":%u,\"interval\":",
 			k ? "," : "", j->name, j->uid, j->size, j->nranks, j->runtime_s,
 			j->useful_avg, j->useful_max, j->lb, j->ce, j->pe, j->lent_cpu_s,
 			j->borrowed_cpu_s, j->lent_now, j->borrowed_now);
+		if (j->has_int)
+			fprintf(out,
+				"{\"load_balance\":%.6f,\"communication_efficiency\":%.6f,"
+				"\"parallel_efficiency\":%.6f}",
+				j->lb_int, j->ce_int, j->pe_int);
+		else
+			fputs("null", out);
+		fputs(",\"ranks\":[", out);
 		for (size_t i = 0; i < j->nranks; i++) {
 			const struct top_rank *r = &j->ranks[i];
 

@@ -60,6 +60,7 @@ struct top_rank {
 	char comm[17];
 	double elapsed_s, mpi_s, useful_s, lent_cpu_s, borrowed_cpu_s;
 	double mpi_pct_int;              /* MPI% of the last interval, -1: none yet */
+	double d_elapsed_s, d_useful_s;  /* over the last interval (mpi_pct_int >= 0) */
 	uint64_t lends;
 	uint32_t lent_now, borrowed_now;
 	int daemon;                      /* its sampler reads xschedd's shares */
@@ -75,6 +76,9 @@ struct top_job {
 	size_t nranks;
 	double runtime_s, useful_avg, useful_max, lb, ce, pe, lent_cpu_s, borrowed_cpu_s;
 	uint32_t lent_now, borrowed_now;
+	/* The same over the last interval, when every rank has one (has_int). */
+	int has_int;
+	double lb_int, ce_int, pe_int;
 };
 
 /* The daemon, as its state file says. */
