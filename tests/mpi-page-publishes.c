@@ -12,7 +12,9 @@
  *  - the CPU-ns borrowed at the stop is more than 0 and at most 2 CPUs x
  *    the time the sampler ran (the integral of the state's borrowed); the
  *    page is gone after the stop;
- *  - an entry whose borrowed exceeds its cpus is not believed: 0 borrowed.
+ *  - an entry whose borrowed exceeds its cpus is not believed: 0 borrowed;
+ *  - a rank that exits without MPI_Finalize removes its page, and a child
+ *    it forked that exits first does not.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,6 +179,44 @@ TEST(page_published_and_borrowing_integrated)
 		nanosleep(&ts, NULL);
 	}
 	EXPECT_EQ(0u, xs_mpi_page_stop());
+	cleanup(dir);
+}
+
+TEST(exit_without_finalize_removes_the_page)
+{
+	char dir[] = "/tmp/xsched-mpi-page-exit-XXXXXX", path[4200];
+	int status;
+	pid_t rank;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, forge_state(dir, 0));
+	rank = fork();
+	ASSERT_LE(0, rank);
+	if (!rank) {
+		pid_t child;
+
+		setenv("XSCHED_RUNTIME_DIR", dir, 1);
+		xs_mpi_options_load(1);
+		xs_mpi_account_start();
+		xs_mpi_page_start(0, 1, "job.exit");
+		snprintf(path, sizeof(path), "%s/" XS_STATS_PREFIX "%d.%u", dir, (int)getpid(),
+			 XS_STATS_MPI_RUNTIME_ID);
+		if (access(path, F_OK))
+			_exit(10);
+		child = fork();
+		if (!child)
+			exit(0); /* its atexit handlers run: not its page */
+		if (child < 0 || waitpid(child, &status, 0) != child || access(path, F_OK))
+			_exit(11);
+		exit(0); /* no MPI_Finalize: the page goes with the rank */
+	}
+	ASSERT_EQ(rank, waitpid(rank, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("10: no page, 11: the child removed it");
+	snprintf(path, sizeof(path), "%s/" XS_STATS_PREFIX "%d.%u", dir, (int)rank,
+		 XS_STATS_MPI_RUNTIME_ID);
+	EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s outlives its rank", path);
+	unlink(path);
 	cleanup(dir);
 }
 

@@ -55,6 +55,7 @@ static struct {
 	struct xs_stats_header *h;
 	size_t size;
 	char path[4200];
+	pid_t pid;             /* the process that created it */
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t lock;  /* guards stop, with cond */
@@ -327,8 +328,19 @@ out:
 	return err;
 }
 
+/* A rank that exits without MPI_Finalize (a normal exit: a killed one
+ * leaves its page to xsched-top) removes its page; a child that forked
+ * after MPI_Init and exits does not remove its parent's. */
+static void page_atexit(void)
+{
+	if (pg.h && pg.pid == getpid())
+		unlink(pg.path);
+}
+
 void xs_mpi_page_start(int rank, int size, const char *job)
 {
+	static bool atexit_set;
+
 	const char *dir = getenv("XSCHED_RUNTIME_DIR");
 	sigset_t all, old;
 	bool in_rt;
@@ -350,6 +362,9 @@ void xs_mpi_page_start(int rank, int size, const char *job)
 		warn(pg.path, -err);
 		return;
 	}
+	pg.pid = getpid();
+	if (!atexit_set)
+		atexit_set = !atexit(page_atexit);
 	/* The sampler takes no signal: they stay the program's threads'. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
