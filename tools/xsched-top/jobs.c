@@ -319,14 +319,9 @@ void top_print_jobs_json(FILE *out, const struct top_snap *s)
 	}
 	fputs("],\"notes\":[", out);
 	for (size_t i = 0; i < s->nnotes; i++) {
-		fputs(i ? ",\"" : "\"", out);
-		for (const char *c = s->notes[i]; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				fputc('\\', out);
-			if ((unsigned char)*c >= 0x20)
-				fputc(*c, out);
-		}
-		fputc('"', out);
+		if (i)
+			fputc(',', out);
+		top_print_json_str(out, s->notes[i]);
 	}
 	fputs("]}\n", out);
 	fflush(out);

@@ -162,6 +162,8 @@ void top_proc_free(struct top_proc *p);
 void top_print_legend(FILE *out);
 void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o);
 void top_print_json(FILE *out, const struct top_snap *s);
+/* @s as a JSON string, quotes and backslashes escaped, controls as \u. */
+void top_print_json_str(FILE *out, const char *s);
 
 /* jobs.c: move the MPI ranks' pages of s->procs into s->ranks and
  * s->jobs (a corrupt one is dropped with a note); @prev for MPI%. */
