@@ -77,18 +77,18 @@ static void init_done(void)
 	/* The job's name on the pages: rank 0's, so that every rank
 	 * agrees even where the launcher sets none (%j's rank 0 pid).
 	 * Every rank reads the same XSCHED_MPI_PAGE (mpirun -x / -genv),
-	 * so all or none take part. Before the accounting starts: the
-	 * program's own clock starts after MPI_Init, which includes this
-	 * wait for the slowest rank to come up. */
+	 * so all or none take part. The page too before the accounting
+	 * starts: the program's own clock starts after MPI_Init, which
+	 * includes this wait for the slowest rank and the page's creation;
+	 * the page shows the rank's times once the accounting runs. */
 	if (xs_mpi_opt(XS_MPI_OPT_PAGE)) {
 		if (rank == 0)
 			xs_mpi_job_id(job, sizeof(job));
 		PMPI_Bcast(job, sizeof(job), MPI_CHAR, 0, MPI_COMM_WORLD);
 		job[sizeof(job) - 1] = '\0';
+		xs_mpi_page_start(rank, size, job);
 	}
 	xs_mpi_account_start();
-	if (xs_mpi_opt(XS_MPI_OPT_PAGE))
-		xs_mpi_page_start(rank, size, job);
 }
 
 int MPI_Init(int *argc, char ***argv)

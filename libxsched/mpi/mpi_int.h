@@ -130,7 +130,8 @@ void xs_mpi_lend_fini(void);          /* MPI_Finalize: reclaim, close */
 void xs_mpi_lend_live(uint64_t now, uint64_t *lent_cpu_ns, uint64_t *lends, uint32_t *lent_now);
 
 /* ---- the rank's statistics page (page.c) ---- */
-/* MPI_Init, after xs_mpi_account_start(): create the page of rank @rank
+/* MPI_Init, before xs_mpi_account_start() (the page shows nothing until
+ * the accounting runs): create the page of rank @rank
  * of @size in job @job (the same string on every rank) and start the
  * sampler thread (XSCHED_MPI_PAGE=1); failing is one warning, never an
  * error of the program. */

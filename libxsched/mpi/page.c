@@ -199,6 +199,10 @@ static void publish(uint64_t now)
 	uint64_t elapsed, mpi, lent, lends;
 	uint32_t lent_now;
 
+	/* Started in MPI_Init before the accounting (its clock starts at
+	 * MPI_Init's return): nothing to say until it runs. */
+	if (!xs_mpi_active())
+		return;
 	xs_mpi_account_live(now, &elapsed, &mpi);
 	xs_mpi_lend_live(now, &lent, &lends, &lent_now);
 	/* The sampler is the only writer: plain reads of its own stores. */
