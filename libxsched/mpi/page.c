@@ -185,8 +185,10 @@ static void sample(uint64_t now)
 	if (pg.sampled_at && now > pg.sampled_at)
 		pg.borrowed_ns += (uint64_t)pg.borrowed * (now - pg.sampled_at);
 	pg.sampled_at = now;
-	if (sample_share(&b))
+	if (sample_share(&b)) {
 		b = 0; /* no daemon, no lend given */
+		pg.tick_ns = 0; /* and the page says so */
+	}
 	pg.borrowed = b;
 }
 
