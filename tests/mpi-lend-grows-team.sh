@@ -11,8 +11,21 @@
 # threads; after rank 0's call returns (reclaimed) they are 2 again. Every
 # region's result is checked. Once per MPI. Without the daemon's half of
 # lending (ABI 3) rank 1's teams never grow.
+# The JSON summary says what the daemon's shares gave: rank 1 borrowed
+# CPU-seconds (shares[].borrowed over time, sampled by its libxsched-mpi),
+# and the job borrowed no more than it lent, give or take 0.1 CPU-s of
+# sampling (every daemon tick, 10 ms; a number, not null).
 . "${XS_SRCDIR:-.}/tests/mpi-lib.sh"
-mpi_begin 2
+mpi_begin 4
+
+# "borrowed_cpu_s" of rank $2 in summary $1 ("job": the job's).
+borrowed() {
+	if [[ $2 == job ]]; then
+		sed -n 's/^  "borrowed_cpu_s": \([0-9.]*\),$/\1/p' "$1"
+	else
+		sed -n "s/^    { \"rank\": $2, .*\"borrowed_cpu_s\": \([0-9.]*\),.*/\1/p" "$1"
+	fi
+}
 
 for f in openmpi mpich; do
 	why=$(mpi_skip_why "$f")
@@ -30,8 +43,10 @@ for f in openmpi mpich; do
 		result 0 "$f: xschedd starts" "$(cat "$rd.log")"
 		continue
 	fi
+	sum=$tmp/summary-$f.json
 	out=$(mpi_preload=0 mpi_run "$f" 2 XSCHED_RUNTIME_DIR="$rd" OMP_DYNAMIC=true OMP_NUM_THREADS=3 -- \
-		"$build/xsched-run" --mpi --lend "$build/tests/mpi/$f/lendgrow" "$tmp/teams-$f" 2>&1)
+		"$build/xsched-run" --mpi --lend --summary "$sum" "$build/tests/mpi/$f/lendgrow" \
+		"$tmp/teams-$f" 2>&1)
 	s=$?
 	mpi_xschedd_stop || { s=99; out+=$'\nxschedd had died or exited badly'; }
 	teams=$(cat "$tmp/teams-$f" 2>/dev/null)
@@ -45,5 +60,16 @@ for f in openmpi mpich; do
 	result $ok "$f: a drop-in rank grows into the CPU another rank lends while it waits, and gives it back" \
 		"mpirun: $(describe $s)" "teams (phase min max regions):" "$teams" "$out" \
 		"$(cat "$rd.log")"
+	b1=$(borrowed "$sum" 1)
+	bj=$(borrowed "$sum" job)
+	lent=$(sed -n 's/^  "lent_cpu_s": \([0-9.]*\),$/\1/p' "$sum")
+	ok=0
+	[[ $s == 0 && -n $b1 && -n $bj && -n $lent ]] &&
+		awk -v b1="$b1" -v bj="$bj" -v lent="$lent" \
+			'BEGIN { exit !(b1 > 0 && bj <= lent + 0.1) }' && ok=1
+	((ok)) && echo "# $f: rank 1 borrowed $b1 CPU-s, the job $bj, lent $lent"
+	result $ok "$f: the summary's borrowed_cpu_s: rank 1 borrowed, the job no more than it lent" \
+		"rank 1 borrowed: '$b1', job: '$bj', lent: '$lent'" \
+		"$(cat "$sum" 2>/dev/null)"
 done
 exit $failed

@@ -22,6 +22,11 @@
  *    publications at worst, never a torn value. `generation` is stored
  *    last with release: a reader that loads it with acquire first sees at
  *    least the counters of that publication.
+ *  - An MPI rank under libxsched-mpi publishes a page of its own
+ *    (XS_STATS_F_MPI, runtime_id XS_STATS_MPI_RUNTIME_ID, one worker: the
+ *    thread that called MPI_Init), by the same rules: the mpi_* fields
+ *    are its job, rank and times (docs/mpi.md); they are 0 in every other
+ *    page. Its publisher is the library's sampler thread.
  *  - The page is removed when the runtime is destroyed, and at process
  *    exit (atexit) for runtimes never destroyed. A page whose process is
  *    gone (no such pid, or a pid whose start time is not pid_start) is
@@ -59,6 +64,14 @@
 #define XS_STATS_F_RUNTIME_DIR (1u << 0) /* lives in xschedd's runtime directory */
 #define XS_STATS_F_DAEMON (1u << 1)      /* connected to xschedd at the last job */
 #define XS_STATS_F_IN_JOB (1u << 2)      /* a job is running */
+#define XS_STATS_F_MPI (1u << 3)         /* an MPI rank's page: the mpi_* fields hold */
+
+/* runtime_id (and the name's number) of an MPI rank's page: libxsched's
+ * runtimes are numbered from 0 and never reach it. */
+#define XS_STATS_MPI_RUNTIME_ID 0xffffffffu
+/* Bytes of mpi_job_name: the job id as libxsched-mpi's %j (docs/mpi.md),
+ * [A-Za-z0-9._-] only, cut to fit, NUL-padded. */
+#define XS_STATS_MPI_JOB_LEN 24
 
 /* worker.flags */
 #define XS_STATS_W_IDLE (1u << 0)        /* idle (waiting, spinning or parked) now */
@@ -80,7 +93,13 @@ struct xs_stats_header {
 	__u32 queue_size;     /* slots per XQueue SPSC queue */
 	__u8 comm[16];        /* the process's command (NUL-terminated) */
 	__u64 created_ns;     /* CLOCK_MONOTONIC at creation */
-	__u64 reserved0[5];
+	/* XS_STATS_F_MPI only (0 elsewhere): the rank in MPI_COMM_WORLD, of
+	 * mpi_size, of the job named mpi_job_name whose 64-bit FNV-1a hash
+	 * is mpi_job (ranks of one job agree on both). */
+	__u64 mpi_job;
+	__u32 mpi_rank;
+	__u32 mpi_size;
+	__u8 mpi_job_name[XS_STATS_MPI_JOB_LEN];
 	/* Lines 2-3: the publisher thread's. */
 	__u64 generation __attribute__((aligned(64))); /* publications; 0 = none yet */
 	__u64 published_ns;   /* CLOCK_MONOTONIC of the last publication */
@@ -90,7 +109,20 @@ struct xs_stats_header {
 	__u32 push;           /* XSCHED_PUSH: 0 auto, 1 rr, 2 local */
 	__u32 flags;          /* XS_STATS_F_* */
 	__u32 reserved1;
-	__u64 reserved[10];
+	/* XS_STATS_F_MPI only: since MPI_Init's return, the time elapsed, the
+	 * time with a thread of the rank inside an MPI call (the current call
+	 * included), the CPU-seconds (ns) it lent to xschedd and those
+	 * xschedd's shares gave it from others' lends (shares[].borrowed over
+	 * time, sampled every daemon tick), its lends; and now: CPUs lent,
+	 * CPUs borrowed at the last sample. */
+	__u64 mpi_elapsed_ns;
+	__u64 mpi_ns;
+	__u64 mpi_lent_cpu_ns;
+	__u64 mpi_borrowed_cpu_ns;
+	__u64 mpi_lends;
+	__u32 mpi_lent_now;
+	__u32 mpi_borrowed_now;
+	__u64 reserved[4];
 } __attribute__((aligned(64)));
 
 /* One worker's counters (libxsched/obs/stats.h has what each one counts). */
@@ -126,6 +158,8 @@ XS_STATS_STATIC_ASSERT(sizeof(struct xs_stats_header) == 256, "xs_stats_header l
 XS_STATS_STATIC_ASSERT(__builtin_offsetof(struct xs_stats_header, generation) == 128,
 	       "the publisher's fields start a cache line after the layout");
 XS_STATS_STATIC_ASSERT(sizeof(struct xs_stats_worker) == 256, "xs_stats_worker layout");
+XS_STATS_STATIC_ASSERT(__builtin_offsetof(struct xs_stats_header, mpi_job_name) +
+		       XS_STATS_MPI_JOB_LEN == 128, "the MPI identity fills line 1");
 
 /* Bytes of a page of @nworkers workers. */
 static inline __u64 xs_stats_page_size(__u32 nworkers)

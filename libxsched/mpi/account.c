@@ -131,11 +131,34 @@ void xs_mpi_leave(struct xs_mpi_thread *t, enum xs_mpi_class c, uint64_t t0)
 		if (!new) {
 			uint64_t start = start_ns + ((old >> BUSY_COUNT_BITS) << BUSY_UNIT_SHIFT);
 
-			/* Relaxed: a sum read at MPI_Finalize, after the
+			/* Release: a live reader (xs_mpi_account_live())
+			 * that sees this period in busy_ns with acquire also
+			 * sees the CAS that closed it, so it never counts the
+			 * period twice. MPI_Finalize reads the sum after the
 			 * threads left MPI (MPI's own synchronization). */
-			xs_fetch_add_relaxed(&busy_ns, now > start ? now - start : 0);
+			xs_fetch_add_release(&busy_ns, now > start ? now - start : 0);
 		}
 	}
+}
+
+void xs_mpi_account_live(uint64_t now, uint64_t *elapsed_ns, uint64_t *mpi_ns)
+{
+	/* Acquire: pairs with the closer's release add in xs_mpi_leave(),
+	 * so the load of busy below sees at least the CAS that closed every
+	 * period in done (no period in both). A period closed and not yet
+	 * added is in neither for that instant: the intended race. */
+	uint64_t done = xs_load_acquire(&busy_ns);
+	/* Relaxed: the word carries its own count and start. */
+	uint64_t w = xs_load_relaxed(&busy);
+	uint64_t elapsed = now > start_ns ? now - start_ns : 0, mpi = done;
+
+	if (w & BUSY_COUNT_MASK) {
+		uint64_t start = start_ns + ((w >> BUSY_COUNT_BITS) << BUSY_UNIT_SHIFT);
+
+		mpi += now > start ? now - start : 0;
+	}
+	*elapsed_ns = elapsed;
+	*mpi_ns = mpi < elapsed ? mpi : elapsed;
 }
 
 void xs_mpi_account_stop(struct xs_mpi_totals *out)

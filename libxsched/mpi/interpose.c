@@ -23,6 +23,8 @@
 #include <stddef.h> /* Open MPI 4.1's mpi.h uses ptrdiff_t without it */
 #include <mpi.h>
 
+#include <xsched/stats_page.h>
+
 #include "mpi_int.h"
 
 /* Account the call: t is NULL outside MPI_Init..MPI_Finalize or when the
@@ -65,11 +67,27 @@ static bool predicted_long(struct xs_mpi_thread *t, enum xs_mpi_class c)
 
 static void init_done(void)
 {
-	int rank = 0;
+	char job[XS_STATS_MPI_JOB_LEN + 1] = "";
+	int rank = 0, size = 1;
 
 	PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &size);
 	xs_mpi_options_load(rank);
 	xs_mpi_lend_init(rank);
+	/* The job's name on the pages: rank 0's, so that every rank
+	 * agrees even where the launcher sets none (%j's rank 0 pid).
+	 * Every rank reads the same XSCHED_MPI_PAGE (mpirun -x / -genv),
+	 * so all or none take part. The page too before the accounting
+	 * starts: the program's own clock starts after MPI_Init, which
+	 * includes this wait for the slowest rank and the page's creation;
+	 * the page shows the rank's times once the accounting runs. */
+	if (xs_mpi_opt(XS_MPI_OPT_PAGE)) {
+		if (rank == 0)
+			xs_mpi_job_id(job, sizeof(job));
+		PMPI_Bcast(job, sizeof(job), MPI_CHAR, 0, MPI_COMM_WORLD);
+		job[sizeof(job) - 1] = '\0';
+		xs_mpi_page_start(rank, size, job);
+	}
 	xs_mpi_account_start();
 }
 
@@ -94,10 +112,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 int MPI_Finalize(void)
 {
 	struct xs_mpi_totals tot;
+	uint64_t borrowed;
 
 	if (xs_mpi_active()) {
 		xs_mpi_reclaim();
+		borrowed = xs_mpi_page_stop();
 		xs_mpi_account_stop(&tot);
+		tot.borrowed_cpu_ns = borrowed;
 		xs_mpi_summary_write(&tot);
 		xs_mpi_lend_fini();
 	}

@@ -61,8 +61,15 @@ static struct {
 	uint64_t lent_at, reclaimed_at;
 	uint32_t taken;
 	bool acked;            /* its reply arrived */
-	uint64_t lent_cpu_ns;
-	uint64_t lends;
+	/* Written by the owner only, with relaxed stores; read by the page's
+	 * sampler (xs_mpi_lend_live()) with relaxed loads: single-writer
+	 * counters, whole values, no order needed between them (a sample
+	 * may mix two neighbouring states). lent_now is the CPUs the daemon
+	 * took for the lend in progress (0: none), lent_since its start. */
+	_Atomic uint64_t lent_cpu_ns;
+	_Atomic uint64_t lends;
+	_Atomic uint64_t lent_since;
+	_Atomic uint32_t lent_now;
 	uint64_t reclaims, reclaim_max_ns, reclaims_late;
 	uint32_t reclaim_us[RECLAIM_BUCKETS]; /* the owner's time in a reclaim, by microsecond */
 } st = { .fd = -1 };
@@ -77,6 +84,9 @@ static void lend_off(const char *what, int err)
 	st.fd = -1;
 	st.lent = false;
 	st.npend = 0;
+	/* Relaxed: single writer (the struct's comment); the lease ended
+	 * with the connection. */
+	xs_store_relaxed(&st.lent_now, 0);
 }
 
 static int send_request(uint16_t type, uint32_t count, uint32_t arg)
@@ -143,6 +153,13 @@ static int call(uint16_t type, struct xs_abi_reply *r)
 	return ret == -EAGAIN ? -ETIMEDOUT : ret;
 }
 
+/* Count @ns CPU-ns lent (the owner only). */
+static void lent_add(uint64_t ns)
+{
+	/* Relaxed: single writer, see the struct. */
+	xs_store_relaxed(&st.lent_cpu_ns, xs_load_relaxed(&st.lent_cpu_ns) + ns);
+}
+
 /* Read the replies that are due, waiting at most @timeout_us in all for
  * them. A refusal of lending turns it off. Returns the replies still due. */
 static int drain(long timeout_us)
@@ -174,9 +191,16 @@ static int drain(long timeout_us)
 		if (r.type == XS_ABI_LEND && r.status == 0) {
 			st.taken = r.count < st.cpus ? r.count : st.cpus;
 			st.acked = true;
-			st.lends++;
-			if (st.reclaimed_at)
-				st.lent_cpu_ns += (uint64_t)st.taken * (st.reclaimed_at - st.lent_at);
+			/* Relaxed: single writer (the struct's comment). */
+			xs_store_relaxed(&st.lends, xs_load_relaxed(&st.lends) + 1);
+			if (st.reclaimed_at) {
+				lent_add((uint64_t)st.taken * (st.reclaimed_at - st.lent_at));
+			} else {
+				/* Relaxed: as above; a sampler pairs since and
+				 * now at worst from two neighbouring lends. */
+				xs_store_relaxed(&st.lent_since, st.lent_at);
+				xs_store_relaxed(&st.lent_now, st.taken);
+			}
 		}
 		st.pend[0] = st.pend[1];
 		st.npend--;
@@ -295,8 +319,10 @@ void xs_mpi_reclaim(void)
 	if (st.fd < 0 || request(XS_ABI_RECLAIM, 0, 0))
 		return; /* lending is off; the lease ends with the connection */
 	st.reclaimed_at = now;
+	/* Relaxed: single writer (see xs_mpi_lend_live()). */
+	xs_store_relaxed(&st.lent_now, 0);
 	if (st.acked)
-		st.lent_cpu_ns += (uint64_t)st.taken * (now - st.lent_at);
+		lent_add((uint64_t)st.taken * (now - st.lent_at));
 	/* Wait for the replies, the daemon's word that the shares moved, at
 	 * most XSCHED_MPI_RECLAIM_WAIT_US; a later one is read later. */
 	if (drain(xs_mpi_opt(XS_MPI_OPT_RECLAIM_WAIT_US)))
@@ -327,12 +353,29 @@ static uint64_t reclaim_quantile(uint64_t permille)
 
 void xs_mpi_lend_totals(struct xs_mpi_totals *tot)
 {
-	tot->lent_cpu_ns = st.lent_cpu_ns;
-	tot->lends = st.lends;
+	/* Relaxed: the owner's own counters. */
+	tot->lent_cpu_ns = xs_load_relaxed(&st.lent_cpu_ns);
+	tot->lends = xs_load_relaxed(&st.lends);
 	tot->reclaim_max_ns = st.reclaim_max_ns;
 	tot->reclaims_late = st.reclaims_late;
 	tot->reclaim_p50_ns = reclaim_quantile(500);
 	tot->reclaim_p99_ns = reclaim_quantile(990);
+}
+
+void xs_mpi_lend_live(uint64_t now, uint64_t *lent_cpu_ns, uint64_t *lends, uint32_t *lent_now)
+{
+	/* Relaxed: single-writer values (the struct's comment), with no
+	 * order between them: a sample taken while a lend ends may miss it
+	 * or count it twice for that instant (a live view; the page keeps
+	 * its figures monotonic). xs_mpi_lend_totals() is exact. */
+	uint32_t cpus = xs_load_relaxed(&st.lent_now);
+	uint64_t since = xs_load_relaxed(&st.lent_since);
+
+	*lent_cpu_ns = xs_load_relaxed(&st.lent_cpu_ns);
+	*lends = xs_load_relaxed(&st.lends);
+	*lent_now = cpus;
+	if (cpus && since && now > since)
+		*lent_cpu_ns += (uint64_t)cpus * (now - since);
 }
 
 void xs_mpi_lend_fini(void)

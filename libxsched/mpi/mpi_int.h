@@ -8,6 +8,8 @@
  *   summary.c    MPI_Finalize: gather every rank's numbers, write the JSON
  *   lend.c       lending the rank's CPUs but one while it waits (opt-in)
  *   options.c    the XSCHED_MPI_* options table
+ *   page.c       the rank's live statistics page (xsched-top's job view)
+ *                and the CPUs xschedd's shares lend it, sampled
  *
  * The module sees the public headers (include/xsched/abi.h for the
  * daemon's message layout), libxsched/ext.h for the runtime's atomics and
@@ -19,6 +21,7 @@
 #define XSCHED_MPI_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ext.h"
@@ -30,6 +33,7 @@ enum xs_mpi_opt {
 	XS_MPI_OPT_TEST_SPIN,  /* XSCHED_MPI_TEST_SPIN: failed MPI_Test calls before lending */
 	XS_MPI_OPT_KEEP,       /* XSCHED_MPI_KEEP: CPUs a lending rank keeps */
 	XS_MPI_OPT_RECLAIM_WAIT_US, /* XSCHED_MPI_RECLAIM_WAIT_US: wait for the daemon's word */
+	XS_MPI_OPT_PAGE,       /* XSCHED_MPI_PAGE: publish a statistics page, sample borrowing */
 	XS_MPI_OPT_VERBOSE,    /* XSCHED_MPI_VERBOSE: print the effective values */
 	XS_MPI_NOPTS
 };
@@ -94,6 +98,7 @@ struct xs_mpi_totals {
 	uint64_t class_ns[XS_MPI_NCLASSES];  /* summed over threads */
 	uint64_t class_calls[XS_MPI_NCLASSES];
 	uint64_t lent_cpu_ns;                /* CPU-ns lent (lend.c) */
+	uint64_t borrowed_cpu_ns;            /* CPU-ns xschedd's shares lent it (page.c) */
 	uint64_t lends;                      /* lends made */
 	uint64_t reclaim_p50_ns;             /* time the owner spent reclaiming: median */
 	uint64_t reclaim_p99_ns;             /* and 99th percentile */
@@ -101,6 +106,11 @@ struct xs_mpi_totals {
 	uint64_t reclaims_late;              /* reclaims whose replies missed the wait */
 };
 void xs_mpi_account_stop(struct xs_mpi_totals *out); /* MPI_Finalize's entry */
+/* From another thread (page.c), while accounting runs: the time since
+ * MPI_Init's return and the rank's MPI time so far at @now, the call in
+ * progress included. A closing period may be missing for an instant (it
+ * is added just after its close), never counted twice; mpi <= elapsed. */
+void xs_mpi_account_live(uint64_t now, uint64_t *elapsed_ns, uint64_t *mpi_ns);
 
 /* ---- summary (summary.c) ---- */
 /* At MPI_Finalize's entry, on every rank of MPI_COMM_WORLD: gathers the
@@ -115,5 +125,21 @@ void xs_mpi_lend(void);               /* lend the CPUs but XSCHED_MPI_KEEP */
 void xs_mpi_reclaim(void);            /* take them back (no-op if not lent) */
 void xs_mpi_lend_totals(struct xs_mpi_totals *tot); /* the lend fields */
 void xs_mpi_lend_fini(void);          /* MPI_Finalize: reclaim, close */
+/* From any thread: CPU-ns lent so far at @now (the lend in progress
+ * included), lends counted, and CPUs lent now (0: none). */
+void xs_mpi_lend_live(uint64_t now, uint64_t *lent_cpu_ns, uint64_t *lends, uint32_t *lent_now);
+
+/* ---- the rank's statistics page (page.c) ---- */
+/* MPI_Init, before xs_mpi_account_start() (the page shows nothing until
+ * the accounting runs): create the page of rank @rank
+ * of @size in job @job (the same string on every rank) and start the
+ * sampler thread (XSCHED_MPI_PAGE=1); failing is one warning, never an
+ * error of the program. */
+void xs_mpi_page_start(int rank, int size, const char *job);
+/* MPI_Finalize's entry: stop the sampler, remove the page; the CPU-ns
+ * borrowed (0 when nothing sampled). */
+uint64_t xs_mpi_page_stop(void);
+/* The job id of %j (summary.c), [A-Za-z0-9._-] only. */
+void xs_mpi_job_id(char *out, size_t len);
 
 #endif /* XSCHED_MPI_INT_H */

@@ -30,6 +30,8 @@ static const struct xs_mpi_option table[XS_MPI_NOPTS] = {
 			      "CPUs a lending rank keeps for itself" },
 	[XS_MPI_OPT_RECLAIM_WAIT_US] = { "XSCHED_MPI_RECLAIM_WAIT_US", 1000, 0, 200000,
 					 "microseconds a reclaim waits for xschedd to say the CPUs are back" },
+	[XS_MPI_OPT_PAGE] = { "XSCHED_MPI_PAGE", 1, 0, 1,
+			      "1: publish the rank's live numbers for xsched-top and sample its borrowed CPUs" },
 	[XS_MPI_OPT_VERBOSE] = { "XSCHED_MPI_VERBOSE", 0, 0, 1,
 				 "1: rank 0 prints the effective options at MPI_Init" },
 };

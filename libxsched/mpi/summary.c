@@ -47,7 +47,7 @@ struct rank_rec {
 
 /* The job id for %j: the resource manager's, the launcher's, else rank
  * 0's pid; only [A-Za-z0-9._-] kept, so it cannot add a path component. */
-static void job_id(char *out, size_t len)
+void xs_mpi_job_id(char *out, size_t len)
 {
 	static const char *const vars[] = { "SLURM_JOB_ID", "PBS_JOBID", "OMPI_MCA_ess_base_jobid",
 					     "PMIX_NAMESPACE", "PMI_KVSNAME" };
@@ -85,7 +85,7 @@ static int expand_path(const char *tmpl, char *out, size_t len)
 			continue;
 		}
 		switch (*++p) {
-		case 'j': job_id(id, sizeof(id)); break;
+		case 'j': xs_mpi_job_id(id, sizeof(id)); break;
 		case 'p': snprintf(id, sizeof(id), "%d", (int)getpid()); break;
 		case '%': snprintf(id, sizeof(id), "%%"); break;
 		default: return -EINVAL;
@@ -122,7 +122,7 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 {
 	char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
 	double useful_max = 0, useful_sum = 0, useful_min = 0, runtime = 0, mpi_sum = 0;
-	double lb, ce, pe, lent = 0, lb_inter, lb_intra, node_max_sum = 0;
+	double lb, ce, pe, lent = 0, borrowed = 0, lb_inter, lb_intra, node_max_sum = 0;
 	int len = 0, nnodes = 0;
 	int *node = calloc((size_t)n, sizeof(*node));
 
@@ -139,6 +139,7 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 		useful_sum += u;
 		mpi_sum += sec(r[i].tot.mpi_ns);
 		lent += sec(r[i].tot.lent_cpu_ns);
+		borrowed += sec(r[i].tot.borrowed_cpu_ns);
 		useful_max = u > useful_max ? u : useful_max;
 		useful_min = i == 0 || u < useful_min ? u : useful_min;
 		runtime = el > runtime ? el : runtime;
@@ -189,7 +190,7 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 	fprintf(f, "  \"load_balance_inter_node\": %.6f,\n", lb_inter);
 	fprintf(f, "  \"load_balance_intra_node\": %.6f,\n", lb_intra);
 	fprintf(f, "  \"lent_cpu_s\": %.9f,\n", lent);
-	fprintf(f, "  \"borrowed_cpu_s\": null,\n");
+	fprintf(f, "  \"borrowed_cpu_s\": %.9f,\n", borrowed);
 	fprintf(f, "  \"per_rank\": [\n");
 	for (int i = 0; i < n; i++) {
 		const struct xs_mpi_totals *t = &r[i].tot;
@@ -197,12 +198,14 @@ static void write_json(FILE *f, const struct rank_rec *r, int n, const char *job
 		fprintf(f, "    { \"rank\": %d, \"node\": %d, \"host\": ", i, node[i]);
 		json_string(f, r[i].host);
 		fprintf(f, ", \"pid\": %" PRIu64 ", \"elapsed_s\": %.9f, \"useful_s\": %.9f, "
-			   "\"mpi_s\": %.9f, \"lent_cpu_s\": %.9f, \"lends\": %" PRIu64 ",\n"
+			   "\"mpi_s\": %.9f, \"lent_cpu_s\": %.9f, \"borrowed_cpu_s\": %.9f, "
+			   "\"lends\": %" PRIu64 ",\n"
 			   "      \"reclaim_p50_us\": %.3f, \"reclaim_p99_us\": %.3f, "
 			   "\"reclaim_max_us\": %.3f, "
 			   "\"reclaims_late\": %" PRIu64 ",\n"
 			   "      \"mpi_by_class\": {", r[i].pid, sec(t->elapsed_ns),
-			sec(t->elapsed_ns - t->mpi_ns), sec(t->mpi_ns), sec(t->lent_cpu_ns), t->lends,
+			sec(t->elapsed_ns - t->mpi_ns), sec(t->mpi_ns), sec(t->lent_cpu_ns),
+			sec(t->borrowed_cpu_ns), t->lends,
 			t->reclaim_p50_ns / 1e3, t->reclaim_p99_ns / 1e3, t->reclaim_max_ns / 1e3,
 			t->reclaims_late);
 		for (int c = 0; c < XS_MPI_NCLASSES; c++)
@@ -259,7 +262,7 @@ int xs_mpi_summary_write(const struct xs_mpi_totals *tot)
 			ret == -EINVAL ? "unknown %-conversion" : "too long");
 		goto out;
 	}
-	job_id(job, sizeof(job));
+	xs_mpi_job_id(job, sizeof(job));
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
 	f = fopen(tmp, "w");
 	if (!f) {

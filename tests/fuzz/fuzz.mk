@@ -19,7 +19,7 @@ fuzz-targets := daemon-request daemon-state top-pages trace-json mtx options omp
 	affinity-files shared-readers
 
 fuzz-daemon-request-y := daemon/request.o
-fuzz-top-pages-y := $(addprefix tools/xsched-top/,pages.o daemon.o snap.o text.o guard.o)
+fuzz-top-pages-y := $(addprefix tools/xsched-top/,pages.o daemon.o snap.o text.o guard.o jobs.o)
 fuzz-shared-readers-y := $(fuzz-top-pages-y)
 fuzz-trace-json-y := tools/common/json.o tools/xsched-trace/trace.o
 fuzz-trace-json-ldlibs := -lm

@@ -3,7 +3,7 @@
  * xsched-top - a live view of xsched: what xschedd sees of the CPUs, and
  * what every libxsched process publishes about its workers.
  *
- *   xsched-top [-b | --json] [-d SECONDS] [-n N] [-p PID[,PID...]] [-s KEY] [-r]
+ *   xsched-top [-b | --json] [-J] [-d SECONDS] [-n N] [-p PID[,PID...]] [-s KEY] [-r]
  *              [--filter TEXT] [--runtime-dir DIR] [--shm-dir DIR]
  *   (usage() has the long forms)
  *
@@ -21,7 +21,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: xsched-top [-b | --json] [-d SECONDS] [-n N] [-p PID[,PID...]] [-s KEY]\n"
+		"usage: xsched-top [-b | --json] [-J] [-d SECONDS] [-n N] [-p PID[,PID...]] [-s KEY]\n"
 		"                  [-r] [--filter TEXT] [--runtime-dir DIR] [--shm-dir DIR]\n"
 		"\n"
 		"  -d, --delay=SECONDS     refresh every SECONDS (0.1..3600, default 1)\n"
@@ -34,6 +34,11 @@ static void usage(FILE *out)
 		"                          (case-insensitive; the screen's / key sets it too)\n"
 		"  -b, --batch             plain-text snapshots on stdout, no terminal needed\n"
 		"  -j, --json              batch: one JSON object per refresh, one line each\n"
+		"  -J, --jobs              the job view: the MPI ranks of each job on this\n"
+		"                          node (libxsched-mpi), their useful and MPI time,\n"
+		"                          CPU-seconds lent and borrowed, and per job load\n"
+		"                          balance, communication and parallel efficiency\n"
+		"                          (with -b, --json, or the screen's J key)\n"
 		"      --runtime-dir=DIR   xschedd's runtime directory (default\n"
 		"                          $XSCHED_RUNTIME_DIR, else " XS_ABI_DEFAULT_RUNTIME_DIR ")\n"
 		"      --shm-dir=DIR       where daemon-less processes publish (default\n"
@@ -142,6 +147,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 	static const struct option longopts[] = {
 		{ "batch", no_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "jobs", no_argument, NULL, 'J' },
 		{ "delay", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -163,13 +169,16 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 	snprintf(o->runtime_dir, sizeof(o->runtime_dir), "%s",
 		 env && *env ? env : XS_ABI_DEFAULT_RUNTIME_DIR);
 	snprintf(o->shm_dir, sizeof(o->shm_dir), "%s", XS_STATS_SHM_DIR);
-	while ((c = getopt_long(argc, argv, "bjd:n:p:s:rhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bjJd:n:p:s:rhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o->batch = 1;
 			break;
 		case 'j':
 			o->json = 1;
+			break;
+		case 'J':
+			o->jobs = 1;
 			break;
 		case 'd':
 			if (parse_num("-d/--delay", optarg, 0.1, 3600, &o->delay_s))
@@ -243,14 +252,18 @@ static int top_batch(const struct top_opts *o)
 {
 	struct top_snap prev = { 0 }, cur;
 
-	if (!o->json)
+	if (!o->json && !o->jobs)
 		top_print_legend(stdout);
 	for (long n = 0; !o->iterations || n < o->iterations; n++) {
 		if (n)
 			top_sleep(o->delay_s);
 		top_snap_take(&cur, o, n ? &prev : NULL);
 		top_snap_filter(&cur, o);
-		if (o->json)
+		if (o->jobs && o->json)
+			top_print_jobs_json(stdout, &cur);
+		else if (o->jobs)
+			top_print_jobs_text(stdout, &cur, 1);
+		else if (o->json)
 			top_print_json(stdout, &cur);
 		else
 			top_print_text(stdout, &cur, o);

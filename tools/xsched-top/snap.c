@@ -131,7 +131,7 @@ static void top_proc_share(struct top_proc *p, const struct top_daemon *d)
 		}
 }
 
-static void top_proc_free(struct top_proc *p)
+void top_proc_free(struct top_proc *p)
 {
 	free(p->w);
 	free(p->w_tasks_s);
@@ -288,6 +288,7 @@ int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top
 		kept++;
 	}
 	s->nprocs = kept;
+	top_jobs_take(s, prev);
 	top_snap_sort(s, o->sort, o->reverse);
 	return 0;
 }
@@ -297,6 +298,7 @@ void top_snap_free(struct top_snap *s)
 	for (size_t i = 0; i < s->nprocs; i++)
 		top_proc_free(&s->procs[i]);
 	free(s->procs);
+	top_jobs_free(s);
 	free(s->d.cpus);
 	free(s->d.nodes);
 	free(s->d.victims);

@@ -9,7 +9,7 @@
 
 #include "top.h"
 
-static void top_print_json_str(FILE *out, const char *s)
+void top_print_json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {

@@ -8,6 +8,7 @@
  *   daemon.c  xschedd's state file: map read-only, seqlock copy, validate
  *   snap.c    a refresh, rates against the previous one, sorting
  *   text.c    batch output: -b (plain text) and --json
+ *   jobs.c    the job view: MPI ranks' pages grouped by job, POP metrics
  *   tui.c     the ncurses screen
  *   guard.c   reading a mapping whose file may shrink (SIGBUS)
  */
@@ -50,6 +51,36 @@ struct top_proc {
 	uint32_t share_running;
 };
 
+/* An MPI rank, from its page (XS_STATS_F_MPI; jobs.c checked it). */
+struct top_rank {
+	uint64_t job;                    /* the job name's hash */
+	char job_name[XS_STATS_MPI_JOB_LEN + 1]; /* [A-Za-z0-9._-] */
+	uint32_t uid, pid, rank, size;
+	uint64_t created_ns;             /* with pid: the same rank a refresh later */
+	char comm[17];
+	double elapsed_s, mpi_s, useful_s, lent_cpu_s, borrowed_cpu_s;
+	double mpi_pct_int;              /* MPI% of the last interval, -1: none yet */
+	double d_elapsed_s, d_useful_s;  /* over the last interval (mpi_pct_int >= 0) */
+	uint64_t lends;
+	uint32_t lent_now, borrowed_now;
+	int daemon;                      /* its sampler reads xschedd's shares */
+};
+
+/* A job: its ranks on this node (consecutive in top_snap.ranks) and the
+ * POP metrics over them. */
+struct top_job {
+	uint64_t id;
+	uint32_t uid, size;
+	char name[XS_STATS_MPI_JOB_LEN + 1];
+	struct top_rank *ranks;
+	size_t nranks;
+	double runtime_s, useful_avg, useful_max, lb, ce, pe, lent_cpu_s, borrowed_cpu_s;
+	uint32_t lent_now, borrowed_now;
+	/* The same over the last interval, when every rank has one (has_int). */
+	int has_int;
+	double lb_int, ce_int, pe_int;
+};
+
 /* The daemon, as its state file says. */
 struct top_daemon {
 	int present;                     /* a consistent, valid state was read */
@@ -75,6 +106,10 @@ struct top_snap {
 	struct top_daemon d;
 	struct top_proc *procs;
 	size_t nprocs;
+	struct top_rank *ranks;          /* MPI ranks' pages, by uid, job, rank */
+	size_t nranks;
+	struct top_job *jobs;
+	size_t njobs;
 	char notes[TOP_MAX_NOTES][320];  /* skipped and cleaned pages, ... */
 	size_t nnotes;
 };
@@ -84,6 +119,7 @@ struct top_opts {
 	long iterations;                 /* -n; 0 = until q */
 	uint32_t pid;                    /* -p; 0 = all */
 	int batch, json;
+	int jobs;                        /* -J: the job view */
 	int sort;                        /* enum top_sort */
 	char runtime_dir[4096];
 	char shm_dir[4096];              /* XSCHED_TOP_SHM_DIR: tests only */
@@ -120,11 +156,23 @@ int top_snap_take(struct top_snap *s, const struct top_opts *o, const struct top
 void top_snap_free(struct top_snap *s);
 void top_snap_sort(struct top_snap *s, int key, int reverse);
 const char *top_dlb_name(uint32_t dlb);
+void top_proc_free(struct top_proc *p);
 
 /* text.c */
 void top_print_legend(FILE *out);
 void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o);
 void top_print_json(FILE *out, const struct top_snap *s);
+/* @s as a JSON string, quotes and backslashes escaped, controls as \u. */
+void top_print_json_str(FILE *out, const char *s);
+
+/* jobs.c: move the MPI ranks' pages of s->procs into s->ranks and
+ * s->jobs (a corrupt one is dropped with a note); @prev for MPI%. */
+void top_jobs_take(struct top_snap *s, const struct top_snap *prev);
+void top_jobs_free(struct top_snap *s);
+/* The job view as text (@header: the time line and the notes: -b), and
+ * as one JSON line (--json -J). */
+void top_print_jobs_text(FILE *out, const struct top_snap *s, int header);
+void top_print_jobs_json(FILE *out, const struct top_snap *s);
 
 /* tui.c: the interactive loop; returns the exit status. */
 int top_tui(struct top_opts *o);

@@ -11,7 +11,7 @@
 
 #include "top.h"
 
-enum top_view { VIEW_MAIN, VIEW_DETAIL, VIEW_CPU, VIEW_HELP };
+enum top_view { VIEW_MAIN, VIEW_DETAIL, VIEW_CPU, VIEW_JOBS, VIEW_HELP };
 
 struct top_ui {
 	struct top_opts *o;
@@ -393,6 +393,27 @@ static void top_draw_cpu(struct top_ui *u)
 	}
 }
 
+/* The job view (jobs.c): its text, line by line, under the header. */
+static void top_draw_jobs(struct top_ui *u)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	int y = 0;
+	FILE *f;
+
+	top_header(u, &y);
+	y++;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	top_print_jobs_text(f, &u->snap, 0);
+	fclose(f);
+	for (line = strtok_r(text, "\n", &save); line && y < LINES - 1;
+	     line = strtok_r(NULL, "\n", &save))
+		top_put(y++, "%s", line);
+	free(text);
+}
+
 static void top_draw_help(void)
 {
 	static const char *const lines[] = {
@@ -403,6 +424,7 @@ static void top_draw_help(void)
 		"  Up, Down      select a process",
 		"  Enter, w      the selected process's workers (detail view)",
 		"  c             the victim table of a CPU (xschedd); Left, Right: other CPU",
+		"  J             the job view: MPI ranks by job (again: back); -J starts there",
 		"  Esc           back to the main view",
 		"  s             sort by the next key: tasks/s, steals/s, idle%, pid, command",
 		"  R             reverse the sort (the header says desc or asc)",
@@ -438,6 +460,7 @@ static void top_draw(struct top_ui *u)
 	case VIEW_MAIN: top_draw_main(u); break;
 	case VIEW_DETAIL: top_draw_detail(u); break;
 	case VIEW_CPU: top_draw_cpu(u); break;
+	case VIEW_JOBS: top_draw_jobs(u); break;
 	case VIEW_HELP: top_draw_help(); break;
 	}
 	if (u->view != VIEW_HELP)
@@ -546,6 +569,7 @@ static int top_key(struct top_ui *u, int k)
 		u->view = u->view == VIEW_DETAIL ? VIEW_MAIN : VIEW_DETAIL;
 		break;
 	case 'c': u->view = VIEW_CPU; break;
+	case 'J': u->view = u->view == VIEW_JOBS ? VIEW_MAIN : VIEW_JOBS; break;
 	case 's':
 		u->o->sort = (u->o->sort + 1) % TOP_SORT_N;
 		top_snap_sort(&u->snap, u->o->sort, u->o->reverse);
@@ -580,7 +604,7 @@ static int top_key(struct top_ui *u, int k)
 
 int top_tui(struct top_opts *o)
 {
-	struct top_ui u = { .o = o };
+	struct top_ui u = { .o = o, .view = o->jobs ? VIEW_JOBS : VIEW_MAIN };
 	long refreshes = 1;
 	uint64_t next;
 

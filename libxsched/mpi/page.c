@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * page.c - a rank's live numbers for xsched-top's job view, on the
+ * statistics page every xsched runtime publishes
+ * (include/xsched/stats_page.h): a page of one worker (the MPI_Init
+ * thread) flagged XS_STATS_F_MPI, named with XS_STATS_MPI_RUNTIME_ID, in
+ * xschedd's runtime directory when the daemon runs there and the rank
+ * may write it, else in /dev/shm, created under a temporary name and
+ * renamed into place, removed at MPI_Finalize (xsched-top removes the
+ * page of a rank that died). XSCHED_MPI_PAGE=0 turns it off.
+ *
+ * A sampler thread is the page's one writer. Every daemon tick (the
+ * state's tick_ns, 1 to 100 ms; 100 ms without a daemon) it reads this
+ * process's entry of xschedd's shares (include/xsched/abi.h) and adds
+ * borrowed x the time since the last sample to the CPU-ns borrowed: the
+ * CPUs others lent that the daemon's division gave this rank, which is
+ * what the JSON summary's borrowed_cpu_s reports. Every
+ * XS_MPI_PAGE_PERIOD_NS it publishes the rank's times (account.c,
+ * lend.c) and the borrowing. The state file is read with pread, never
+ * mapped (a file that shrinks cannot fault this process), and nothing in
+ * it is trusted: the header is copied and its layout checked, the shares
+ * are copied under the seqlock and used only when the sequence did not
+ * move, a borrowed count above the entry's CPUs is ignored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xsched/abi.h>
+#include <xsched/stats_page.h>
+
+#include "mpi_int.h"
+
+#define XS_MPI_PAGE_PERIOD_NS 100000000ull /* publications: as libxsched's pages */
+#define XS_MPI_SAMPLE_MIN_NS 1000000ull     /* the fastest sampling, whatever the tick */
+#define XS_MPI_SHARES_MAX 65536u            /* entries read from a state, at most */
+#define XS_MPI_AGE_MIN_NS 100000000ull      /* a state this old is fresh ... */
+#define XS_MPI_AGE_MAX_NS 2000000000ull     /* ... up to this, by its tick */
+
+/*
+ * The page and its sampler. Invariant: h, size and path are written by
+ * xs_mpi_page_start() before the thread is created and read-only until
+ * xs_mpi_page_stop() has joined it; every store into *h after creation is
+ * the sampler's (single writer, relaxed, generation last with release).
+ */
+static struct {
+	struct xs_stats_header *h;
+	size_t size;
+	char path[4200];
+	pid_t pid;             /* the process that created it */
+	pthread_t thread;
+	bool started;
+	pthread_mutex_t lock;  /* guards stop, with cond */
+	pthread_cond_t cond;
+	bool stop;
+	/* The sampler's own (then the stopper's, after the join). */
+	int state_fd;          /* xschedd's state file, -1: not open */
+	char state_path[4200];
+	struct xs_abi_share *shares;
+	uint32_t shares_cap;
+	uint64_t borrowed_ns;  /* CPU-ns borrowed, summed */
+	uint32_t borrowed;     /* at the last sample */
+	uint64_t sampled_at;
+	uint64_t tick_ns;      /* the daemon's, 0: none */
+} pg = { .state_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+/* 64-bit FNV-1a of @s: the job's key on the page. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* Field 22 of /proc/self/stat: tells a live owner from a later process
+ * that reuses the pid (the readers' rule, stats_page.h). */
+static uint64_t pid_start(void)
+{
+	char buf[1024], *p;
+	unsigned long long start = 0;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the command may contain spaces and parentheses */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+			 "%*d %*d %*d %*d %llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+/*
+ * One sample of this process's entry in xschedd's shares: 0 and *@borrowed,
+ * or -errno (no daemon, a state not understood, torn for too long, stale).
+ */
+static int sample_share(uint32_t *borrowed)
+{
+	struct xs_abi_header h, again;
+	uint32_t pid = (uint32_t)getpid(), count;
+	uint64_t age;
+	struct stat st;
+	int err;
+
+	if (pg.state_fd < 0) {
+		pg.state_fd = open(pg.state_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (pg.state_fd < 0)
+			return -errno;
+	}
+	for (int tries = 0;; tries++) {
+		if (fstat(pg.state_fd, &st) || !S_ISREG(st.st_mode) ||
+		    pread(pg.state_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+			err = -EBADMSG;
+			goto reopen;
+		}
+		/* The copy's layout against the file: offsets and counts in it. */
+		err = xs_abi_check_layout(&h, (uint64_t)st.st_size);
+		if (err)
+			goto reopen;
+		count = h.share_count < h.nshares ? h.share_count : h.nshares;
+		count = count < XS_MPI_SHARES_MAX ? count : XS_MPI_SHARES_MAX;
+		if (count > pg.shares_cap) {
+			struct xs_abi_share *n = realloc(pg.shares, count * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			pg.shares = n;
+			pg.shares_cap = count;
+		}
+		if (pread(pg.state_fd, pg.shares, count * sizeof(*pg.shares), h.share_off) !=
+		    (ssize_t)(count * sizeof(*pg.shares)) ||
+		    pread(pg.state_fd, &again, sizeof(again), 0) != (ssize_t)sizeof(again)) {
+			err = -EBADMSG;
+			goto reopen;
+		}
+		/* The seqlock through pread: each pread is a copy the kernel
+		 * makes under the file's page, the header's sequence read
+		 * before and after the shares; odd or moved: torn, again. */
+		if (!(h.seq & 1) && h.seq == again.seq)
+			break;
+		if (tries >= XS_ABI_READ_RETRIES)
+			return -EAGAIN; /* the next sample tries again */
+	}
+	/* Fresh as libxsched's readers take it: 4 ticks, 100 ms to 2 s. */
+	age = h.tick_ns > XS_MPI_AGE_MAX_NS / 4 ? XS_MPI_AGE_MAX_NS : 4 * h.tick_ns;
+	if (!xs_abi_fresh(h.heartbeat_ns, h.flags, xs_now_ns(),
+			  age < XS_MPI_AGE_MIN_NS ? XS_MPI_AGE_MIN_NS : age)) {
+		err = -ESTALE; /* exited or stopped: a new daemon writes a new file */
+		goto reopen;
+	}
+	pg.tick_ns = h.tick_ns;
+	*borrowed = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		const struct xs_abi_share *e = &pg.shares[i];
+
+		/* A count the entry itself contradicts is not believed. */
+		if (e->pid == pid && e->borrowed <= e->cpus && e->cpus <= h.share_cpus)
+			*borrowed = e->borrowed;
+	}
+	return 0;
+reopen:
+	close(pg.state_fd);
+	pg.state_fd = -1;
+	return err;
+}
+
+/* Sample the share at @now: the last sample's borrowing held until now. */
+static void sample(uint64_t now)
+{
+	uint32_t b = 0;
+
+	if (pg.sampled_at && now > pg.sampled_at)
+		pg.borrowed_ns += (uint64_t)pg.borrowed * (now - pg.sampled_at);
+	pg.sampled_at = now;
+	if (sample_share(&b)) {
+		b = 0; /* no daemon, no lend given */
+		pg.tick_ns = 0; /* and the page says so */
+	}
+	pg.borrowed = b;
+}
+
+#define page_store(p, v) xs_plain_store_relaxed((p), (v))
+
+/* Publish the rank's numbers at @now; never smaller than the last. */
+static void publish(uint64_t now)
+{
+	struct xs_stats_header *h = pg.h;
+	uint64_t elapsed, mpi, lent, lends;
+	uint32_t lent_now;
+
+	/* Started in MPI_Init before the accounting (its clock starts at
+	 * MPI_Init's return): nothing to say until it runs. */
+	if (!xs_mpi_active())
+		return;
+	xs_mpi_account_live(now, &elapsed, &mpi);
+	xs_mpi_lend_live(now, &lent, &lends, &lent_now);
+	/* The sampler is the only writer: plain reads of its own stores. */
+	page_store(&h->mpi_elapsed_ns, elapsed);
+	page_store(&h->mpi_ns, mpi > h->mpi_ns ? mpi : h->mpi_ns);
+	page_store(&h->mpi_lent_cpu_ns, lent > h->mpi_lent_cpu_ns ? lent : h->mpi_lent_cpu_ns);
+	page_store(&h->mpi_borrowed_cpu_ns, pg.borrowed_ns);
+	page_store(&h->mpi_lends, lends);
+	page_store(&h->mpi_lent_now, lent_now);
+	page_store(&h->mpi_borrowed_now, pg.borrowed);
+	page_store(&h->published_ns, now);
+	page_store(&h->flags, XS_STATS_F_MPI | (h->flags & XS_STATS_F_RUNTIME_DIR) |
+				      (pg.tick_ns ? XS_STATS_F_DAEMON : 0));
+	/* Release: a reader that loads generation with acquire sees this
+	 * publication's fields (stats_page.h). */
+	xs_plain_store_release(&h->generation, h->generation + 1);
+}
+
+static void *sampler(void *arg)
+{
+	uint64_t published = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&pg.lock);
+	while (!pg.stop) {
+		uint64_t now = xs_now_ns(), period = XS_MPI_PAGE_PERIOD_NS, wake;
+		struct timespec ts;
+
+		pthread_mutex_unlock(&pg.lock);
+		sample(now);
+		if (now - published >= XS_MPI_PAGE_PERIOD_NS) {
+			publish(now);
+			published = now;
+		}
+		if (pg.tick_ns)
+			period = pg.tick_ns < XS_MPI_SAMPLE_MIN_NS ? XS_MPI_SAMPLE_MIN_NS
+			       : pg.tick_ns > period ? period : pg.tick_ns;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		wake = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + period;
+		ts.tv_sec = (time_t)(wake / 1000000000ull);
+		ts.tv_nsec = (long)(wake % 1000000000ull);
+		pthread_mutex_lock(&pg.lock);
+		while (!pg.stop && pthread_cond_timedwait(&pg.cond, &pg.lock, &ts) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&pg.lock);
+	return NULL;
+}
+
+static void warn(const char *what, int err)
+{
+	fprintf(stderr, "xsched-mpi: cannot publish the rank's statistics for xsched-top (%s): %s "
+			"(XSCHED_MPI_PAGE=0 turns this off)\n", what, strerror(err));
+}
+
+/* The page under a temporary name in @dir, filled, renamed into place. */
+static int page_create(const char *dir, bool in_runtime_dir, int rank, int size,
+		       const char *job)
+{
+	char tmp[sizeof(pg.path) + 8];
+	struct xs_stats_header *h;
+	struct xs_stats_worker *w;
+	char comm[32] = "";
+	int fd, err = 0;
+	ssize_t n;
+
+	pg.size = (size_t)xs_stats_page_size(1);
+	snprintf(pg.path, sizeof(pg.path), "%s/" XS_STATS_PREFIX "%d.%u", dir, (int)getpid(),
+		 XS_STATS_MPI_RUNTIME_ID);
+	snprintf(tmp, sizeof(tmp), "%s/.%s%d.%u.tmp", dir, XS_STATS_PREFIX, (int)getpid(),
+		 XS_STATS_MPI_RUNTIME_ID);
+	unlink(tmp); /* our pid's: a leftover of a process that had it before */
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0644) || ftruncate(fd, (off_t)pg.size)) {
+		err = -errno;
+		goto out;
+	}
+	h = mmap(NULL, pg.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		err = -errno;
+		goto out;
+	}
+	h->magic = XS_STATS_MAGIC;
+	h->version = XS_STATS_VERSION;
+	h->header_size = sizeof(*h);
+	h->total_size = pg.size;
+	h->worker_off = sizeof(*h);
+	h->worker_size = sizeof(struct xs_stats_worker);
+	h->nworkers = 1;
+	h->pid = (__u32)getpid();
+	h->pid_start = pid_start();
+	h->uid = (__u32)getuid();
+	h->runtime_id = XS_STATS_MPI_RUNTIME_ID;
+	h->nnodes = 1;
+	{
+		int cfd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+
+		n = cfd >= 0 ? read(cfd, comm, sizeof(comm) - 1) : -1;
+		if (cfd >= 0)
+			close(cfd);
+		comm[n > 0 ? n : 0] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		memcpy(h->comm, comm, strnlen(comm, sizeof(h->comm) - 1));
+	}
+	h->created_ns = xs_now_ns();
+	h->mpi_job = fnv1a(job);
+	h->mpi_rank = (__u32)rank;
+	h->mpi_size = (__u32)size;
+	memcpy(h->mpi_job_name, job, strnlen(job, XS_STATS_MPI_JOB_LEN));
+	h->period_ns = XS_MPI_PAGE_PERIOD_NS;
+	h->flags = XS_STATS_F_MPI | (in_runtime_dir ? XS_STATS_F_RUNTIME_DIR : 0);
+	w = (struct xs_stats_worker *)xs_stats_worker_at(h, 0);
+	w->tid = (__u32)gettid();
+	w->cpu = (__u32)sched_getcpu();
+	if (rename(tmp, pg.path)) {
+		err = -errno;
+		munmap(h, pg.size);
+		goto out;
+	}
+	pg.h = h;
+out:
+	close(fd);
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+/* A rank that exits without MPI_Finalize (a normal exit: a killed one
+ * leaves its page to xsched-top) removes its page; a child that forked
+ * after MPI_Init and exits does not remove its parent's. */
+static void page_atexit(void)
+{
+	if (pg.h && pg.pid == getpid())
+		unlink(pg.path);
+}
+
+void xs_mpi_page_start(int rank, int size, const char *job)
+{
+	static bool atexit_set;
+
+	const char *dir = getenv("XSCHED_RUNTIME_DIR");
+	sigset_t all, old;
+	bool in_rt;
+	int err;
+
+	if (!xs_mpi_opt(XS_MPI_OPT_PAGE))
+		return;
+	pg.stop = false;
+	pg.borrowed_ns = 0;
+	pg.borrowed = 0;
+	pg.sampled_at = 0;
+	pg.tick_ns = 0;
+	if (!dir || !*dir)
+		dir = XS_ABI_DEFAULT_RUNTIME_DIR;
+	snprintf(pg.state_path, sizeof(pg.state_path), "%s/" XS_ABI_STATE_FILE, dir);
+	in_rt = !access(pg.state_path, F_OK) && !access(dir, W_OK);
+	err = page_create(in_rt ? dir : XS_STATS_SHM_DIR, in_rt, rank, size, job);
+	if (err) {
+		warn(pg.path, -err);
+		return;
+	}
+	pg.pid = getpid();
+	if (!atexit_set)
+		atexit_set = !atexit(page_atexit);
+	/* The sampler takes no signal: they stay the program's threads'. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&pg.thread, NULL, sampler, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		warn("its thread", err);
+		unlink(pg.path);
+		munmap(pg.h, pg.size);
+		pg.h = NULL;
+		return;
+	}
+	pthread_setname_np(pg.thread, "xsched-mpi");
+	pg.started = true;
+}
+
+uint64_t xs_mpi_page_stop(void)
+{
+	if (!pg.started)
+		return 0;
+	pthread_mutex_lock(&pg.lock);
+	pg.stop = true;
+	pthread_cond_signal(&pg.cond);
+	pthread_mutex_unlock(&pg.lock);
+	pthread_join(pg.thread, NULL);
+	pg.started = false;
+	/* The sampler's last interval, to MPI_Finalize's entry. */
+	sample(xs_now_ns());
+	unlink(pg.path);
+	munmap(pg.h, pg.size);
+	pg.h = NULL;
+	if (pg.state_fd >= 0)
+		close(pg.state_fd);
+	pg.state_fd = -1;
+	free(pg.shares);
+	pg.shares = NULL;
+	pg.shares_cap = 0;
+	return pg.borrowed_ns;
+}
