@@ -67,6 +67,12 @@ runs=(
 	"loop|-DMUT_JOIN_BLIND|error"
 	"loop|-DMUT_NO_WAIT|error"
 	"loop|-DMUT_NOTIFY_OPEN|error"
+	# The drop-in's futex mutex: critical, atomic, omp locks (gomp/lock.c).
+	"mutex||verify"
+	"mutex|-DNT=4 -DROUNDS=1|verify"
+	"mutex|-DMUT_TAKE_ONE|error"
+	"mutex|-DMUT_UNLOCK_SPLIT|error"
+	"mutex|-DMUT_PEEK_STORE|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do
