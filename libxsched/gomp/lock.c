@@ -4,11 +4,12 @@
  *
  * The mutex word is 0 (free), 1 (held) or 2 (held, maybe waiters): Drepper's
  * "futexes are tricky" mutex 2. Acquire on taking it, release on giving it
- * back. A waiter spins for the runtime's spin window, then sleeps on the
- * futex with a timeout, answering load-balancing requests between sleeps
- * (and between looks while it spins): a worker blocked here
- * still lets thieves take the tasks queued on it (with XSCHED_DLB=ws, rp or
- * auto), so a task it holds cannot be stranded behind the lock.
+ * back. A waiter spins (xg_mutex_spin_ns(): at least 1 ms in a runtime
+ * that spins at all), then sleeps on the futex with a timeout, answering
+ * load-balancing requests between sleeps (and between looks while it
+ * spins): a worker blocked here still lets thieves take the tasks queued
+ * on it (with XSCHED_DLB=ws, rp or auto), so a task it holds cannot be
+ * stranded behind the lock.
  *
  * omp_lock_t is 4 bytes (the word); omp_nest_lock_t is 16: the word, the
  * nesting count and the owning task. Unnamed critical sections share one
@@ -48,23 +49,37 @@ static inline bool xg_mutex_trylock(xg_mutex_t *m)
 }
 
 /*
- * How long a waiter spins before it sleeps: the runtime's spin window
- * (XSCHED_SPIN_US; 0 under OMP_WAIT_POLICY=passive), as for any other
- * wait of a worker. Sleeping is not free for the holder either: while the
- * word says 2 every unlock is a FUTEX_WAKE system call, so a lock fought
- * over back to back (EPCC's critical) whose waiter slept after a short
- * spin paid a system call per section, where libgomp's waiter spins
- * through (300000 pauses). Outside any runtime, and in a runtime of more
- * workers than CPUs (the holder may be waiting for this CPU), a waiter
- * spins a few hundred looks (XG_MUTEX_SPINS) only.
+ * How long a waiter spins before it sleeps. Sleeping is not free for the
+ * holder: while the word says 2 every unlock is a FUTEX_WAKE system call,
+ * and the word says 2 from the first sleeper on until the lock is next
+ * free with nobody asleep. A test-and-set lock fought over back to back
+ * (EPCC's critical at 16 threads) is not fair: its last holder, whose
+ * cache has the line, takes it again more often than not, and a waiter
+ * can lose for tens of microseconds while the lock keeps moving. A waiter
+ * that slept after the runtime's spin window (XSCHED_SPIN_US, 50 us) would
+ * make every later section pay a system call (2.4x libgomp's critical at
+ * 16 threads, docs/perf/sync.md); libgomp's waiter spins 300000 pauses
+ * (milliseconds). So a lock waiter spins at least XG_MUTEX_SPIN_NS (1 ms,
+ * which reaches libgomp's figure at 16 threads where 200 us does not),
+ * more if the runtime's window is longer, and starts its window again
+ * whenever it sees the lock free, since the holders then make progress.
+ * It waits for a holder that runs (the runtime has no more workers than
+ * CPUs), not for work that may never come as an idle worker does, so the
+ * spin is short unless a section is long. Under OMP_WAIT_POLICY=passive
+ * (a window of 0), outside any runtime, and in a runtime of more workers
+ * than CPUs (the holder may be waiting for this CPU), a waiter spins a few
+ * hundred looks (XG_MUTEX_SPINS) only.
  */
 #define XG_MUTEX_SPINS 200
+#define XG_MUTEX_SPIN_NS 1000000
 
 static uint64_t xg_mutex_spin_ns(void)
 {
 	struct xs_worker *w = xs_self;
 
-	return w && !w->rt->oversubscribed ? w->rt->spin_ns : 0;
+	if (!w || w->rt->oversubscribed || !w->rt->spin_ns)
+		return 0;
+	return w->rt->spin_ns > XG_MUTEX_SPIN_NS ? w->rt->spin_ns : XG_MUTEX_SPIN_NS;
 }
 
 static void xg_mutex_lock_slow(xg_mutex_t *m)
@@ -73,8 +88,11 @@ static void xg_mutex_lock_slow(xg_mutex_t *m)
 
 	for (uint32_t i = 1;; i++) {
 		/* Relaxed peek; the trylock's CAS is what acquires. */
-		if (xs_load_relaxed(m) == 0 && xg_mutex_trylock(m))
-			return;
+		if (xs_load_relaxed(m) == 0) {
+			if (xg_mutex_trylock(m))
+				return;
+			since = 0;	/* it was free: the window starts again */
+		}
 		xs_cpu_relax();
 		if (i < XG_MUTEX_SPINS || i % 64)
 			continue;
@@ -109,7 +127,11 @@ static inline void xg_mutex_unlock(xg_mutex_t *m)
 		xg_futex_wake(m);
 }
 
-static xg_mutex_t xg_critical_lock, xg_atomic_lock;
+/* Each on a line of its own: the lock's line moves between the threads
+ * that fight over it, and any other variable on it (the team pool's head,
+ * the other lock) would move with it. */
+static xs_cache_aligned xg_mutex_t xg_critical_lock;
+static xs_cache_aligned xg_mutex_t xg_atomic_lock;
 
 XG_EXPORT void GOMP_critical_start(void)
 {

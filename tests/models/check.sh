@@ -75,6 +75,12 @@ runs=(
 	"loop-blocks|-DMUT_NO_STAMP|error"
 	"loop-blocks|-DMUT_CLOSE_GUESS|error"
 	"loop-blocks|-DMUT_RESCUE_MINE|error"
+	# The drop-in's futex mutex: critical, atomic, omp locks (gomp/lock.c).
+	"mutex||verify"
+	"mutex|-DNT=4 -DROUNDS=1|verify"
+	"mutex|-DMUT_TAKE_ONE|error"
+	"mutex|-DMUT_UNLOCK_SPLIT|error"
+	"mutex|-DMUT_PEEK_STORE|error"
 )
 echo "1..${#runs[@]}"
 for r in "${runs[@]}"; do

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sync.c - synchronization constructs: barrier, single (plain, nowait,
- * copyprivate), master, masked, critical (unnamed and named), atomic
- * (including types gcc serializes through GOMP_atomic_start/end) and ordered.
+ * copyprivate), master, masked, critical (unnamed, named, and held past
+ * the waiters' spin), atomic (including types gcc serializes through
+ * GOMP_atomic_start/end) and ordered.
  */
 #include <omp.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "omp-check.h"
 
@@ -162,6 +164,39 @@ static void critical(void)
 	OK("sync.critical-named");
 }
 
+/*
+ * Sections held longer than a waiter spins (1 ms in the drop-in, gomp/lock.c
+ * xg_mutex_spin_ns()): the waiters go to sleep on the lock's futex, each
+ * unlock must wake one, and no two threads are ever inside.
+ */
+static void critical_held_long(void)
+{
+	enum { ROUNDS = 3 };
+	static volatile int inside, overlap;
+	static volatile long sections;
+	int nt = 0;
+
+	inside = overlap = 0;
+	sections = 0;
+#pragma omp parallel
+	{
+#pragma omp single
+		nt = omp_get_num_threads();
+		for (int i = 0; i < ROUNDS; i++) {
+#pragma omp critical(held_long)
+			{
+				overlap = overlap | inside;
+				inside = inside + 1;
+				usleep(3000);
+				inside = inside - 1;
+				sections = sections + 1;
+			}
+		}
+	}
+	CHECK("sync.critical-held-long", sections == (long)nt * ROUNDS && overlap == 0);
+	OK("sync.critical-held-long");
+}
+
 static void atomic(void)
 {
 	enum { ITERS = 20000 };
@@ -306,6 +341,7 @@ int main(void)
 	single();
 	master_masked();
 	critical();
+	critical_held_long();
 	atomic();
 	ordered();
 	return 0;
