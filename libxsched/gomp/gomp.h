@@ -270,7 +270,8 @@ struct xg_task {
 	uint32_t tid;               /* implicit tasks: omp_get_thread_num() */
 	bool final;                 /* final task: descendants are included */
 	/* Every task it creates runs at once, included (task.c): a final
-	 * task or an included task. Its taskwait has nothing to wait for. */
+	 * task, an included task, or a task run past the depth bound. Its
+	 * taskwait has nothing to wait for. */
 	bool nodefer;
 	/* It created a detached task: its later children are descriptors,
 	 * which a thread waiting for the event runs (task.c). */

@@ -31,28 +31,27 @@
  * only when some descendant could be deferred do they also get a join scope
  * on the deque (xs_frame_call()), after their dependences are met.
  *
- * Queued tasks, with frames. A task keeps at most XG_QUEUED_MAX children
+ * Queued tasks, with frames. Two bounds per thread keep the queue short
+ * and the order serial. (1) A task keeps at most XG_QUEUED_MAX children
  * queued: at the bound it first joins the ones it has (oldest first, as
  * the serial program runs them), then queues the new one - unless
  * thieves take them: then it queues up to XG_HELD_MAX before it joins,
  * rather than wait at every bound for a child a thief runs
- * (xg_bound_join()). Depth has no bound: a task is a frame however deep
- * it is, as the native runtime's spawns are, and a frame runs at once only
- * when the deque's reservation is full. A thief takes a thread's oldest
- * public frame (its shallowest unjoined one) and the owner's join runs
- * the others in creation order, so each thread runs its tasks in serial
- * order, depth first: a branch and bound that takes before it leaves
- * prunes as the serial program does (running a new task ahead of its
- * queued elder siblings would turn the search around and prune as a LIFO
- * runtime does). Running the tasks below some depth at once instead (as
- * libgomp does past 64 x threads queued tasks, and as a cut-off would)
- * costs less per task, but hides everything below from the thieves: on a
- * deep tree of tiny tasks (uts) one thread ran the heavy subtree alone
- * while the others found nothing to take (docs/perf/dropin-tasks.md).
- * An included task's taskwait (final, if(0)) has nothing to wait for; a
- * serialized parallel region nested in it joins the enclosing scope at
- * its end (elder siblings, whose parent context still exists). A
- * detached task created there is included too, as past libgomp's bound.
+ * (xg_bound_join()). (2) A task whose ancestors hold XG_DEPTH_MAX frames on its
+ * thread (the deque below its scope: children not joined yet, one or more
+ * a level) creates included tasks: each runs at once by a direct call, and
+ * so does everything below it (nodefer), in serial order, depth first -
+ * as libgomp runs new tasks undeferred once 64 x threads wait in its
+ * team's queue, and as a cut-off would. The frames above stay there for
+ * thieves, and a stolen frame starts a deque scope of its own on its
+ * thief, with XG_DEPTH_MAX levels of parallelism below it again. Running a
+ * new task ahead of its queued elder siblings instead would turn a
+ * depth-first search around (a branch and bound that takes before it
+ * leaves would leave first, and prune as a LIFO runtime does, not as the
+ * serial program). An included task's taskwait has nothing to wait for;
+ * a serialized parallel region nested in it joins the enclosing scope at
+ * its end (elder siblings, whose parent context still exists). A detached
+ * task created there is included too, as past libgomp's bound.
  *
  * Detached tasks. A detached task's body returns, then its thread waits
  * for the event, running queued descriptors meanwhile (detach.c) - not
@@ -89,6 +88,9 @@
  * creator that is preempted or busy leaves the others enough ready work
  * (64 left sparselu's second thread idle, docs/perf/dropin.md). */
 #define XG_DEPS_QUEUED_MAX 4096
+/* Frames of its ancestors on its thread past which a task's children run
+ * included (with frames; see the top). */
+#define XG_DEPTH_MAX 16
 
 /* Inline argument block: header, then the data at offset 16. */
 struct xg_inline_hdr {
@@ -139,22 +141,8 @@ static inline uint32_t xg_task_tid(const struct xg_task *parent)
 	return parent->team->rt ? xs_self->id : 0;
 }
 
-/*
- * Whether the running task has nothing to join on this thread: no frame
- * pushed in its scope and no descriptor context made. xs_sync() would then
- * only store what is already there; a task that created no children (most
- * of a tree's tasks are leaves) skips the call.
- */
-static inline bool xg_nothing_to_join(void)
-{
-	const struct xs_deque *d = xs_deque_self();
-
-	return d && d->top == d->base && d->ctx == XS_CTX_LAZY;
-}
-
-static inline __attribute__((always_inline)) void
-xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
-	     uint32_t tid, struct xg_dnode *node)
+static void xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
+			 uint32_t tid, struct xg_dnode *node)
 {
 	struct xg_task *saved = xg_cur;
 	struct xg_task t;
@@ -165,8 +153,7 @@ xg_task_body(void (*fn)(void *), void *data, struct xg_task *parent, bool final,
 	if (node)
 		xg_depend_complete(node);
 	/* Join the children while `t` (their parent context) exists. */
-	if (!xg_nothing_to_join())
-		xs_sync();
+	xs_sync();
 	if (t.deps)
 		xg_depend_free(&t);
 	xg_cur = saved;
@@ -341,10 +328,12 @@ xg_run_scoped(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
 	xg_cur = saved;
 }
 
-/* Run @fn(@data) now as an undeferred task; @data is the task's own. */
-static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final)
+/* Run @fn(@data) now as an undeferred task; @data is the task's own.
+ * @included: its descendants run at once too (the depth bound). */
+static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur, bool final,
+			    bool included)
 {
-	if (xg_nothing_deferred(cur))
+	if (included || xg_nothing_deferred(cur))
 		xg_run_included(fn, data, cur, final);
 	else
 		xg_run_scoped(fn, data, cur, final);
@@ -357,7 +346,8 @@ static void xg_run_in_place(void (*fn)(void *), void *data, struct xg_task *cur,
  * when given) and, when @patch is given, its loop bounds patched in. */
 static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 			    long size, long align, struct xg_task *cur, bool final,
-			    void (*patch)(void *, const void *), const void *patch_arg)
+			    void (*patch)(void *, const void *), const void *patch_arg,
+			    bool included)
 {
 	size_t a = align > 1 ? (size_t)align : 1;
 	size_t bytes = (size_t)size + a;
@@ -368,7 +358,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		/* gcc builds a fresh block per task and does not touch it after
 		 * GOMP_task returns: an undeferred task may use it in place (as
 		 * libgomp does). */
-		xg_run_in_place(fn, data, cur, final);
+		xg_run_in_place(fn, data, cur, final, included);
 		return;
 	}
 	buf = bytes <= XG_STACK_COPY_MAX ? small : malloc(bytes);
@@ -383,7 +373,7 @@ static void xg_task_run_now(void (*fn)(void *), void *data, void (*cpyfn)(void *
 		xg_copy(copy, data, size);
 	if (patch)
 		patch(copy, patch_arg);
-	xg_run_in_place(fn, copy, cur, final);
+	xg_run_in_place(fn, copy, cur, final, included);
 	if (buf != small)
 		free(buf);
 }
@@ -449,18 +439,18 @@ static void xg_task_frame(struct xs_worker *w, void (*fn)(void *), void *data,
 	struct xg_record *r = NULL;
 	struct xs_frame *f;
 
-	if (xs_unlikely(d->top - d->base >= XG_QUEUED_MAX) && xg_bound_join(w, d, cur))
-		xg_bound_join_frames(w, d, cur); /* its elder siblings first */
-	if (xs_unlikely(d->top >= d->limit) && !xs_deque_make_room(w)) {
-		/* The reservation is full: now, after its elder siblings. */
-		xg_bound_join_frames(w, d, cur);
-		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+	if (xs_unlikely(d->base >= XG_DEPTH_MAX)) {
+		/* Its ancestors' frames fill the deque: included. */
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				true);
 		return;
 	}
+	if (xs_unlikely(d->top - d->base >= XG_QUEUED_MAX) && xg_bound_join(w, d, cur))
+		xg_bound_join_frames(w, d, cur); /* its elder siblings first */
 	if (xs_likely(!cpyfn && size <= XG_INLINE_DATA && align <= 16)) {
 		struct xg_inline_hdr *h;
 
-		/* top < limit: room. */
+		/* top - base < XG_HELD_MAX and base < XG_DEPTH_MAX: room. */
 		f = xs_frame_next(d);
 		h = (struct xg_inline_hdr *)(void *)f->arg;
 		h->fn = fn;
@@ -504,7 +494,8 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 	}
 	if (xs_unlikely(xs_worker_queued_self(w) >= XG_QUEUED_MAX)) {
 		xs_task_run_own_children();
-		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				false);
 		return;
 	}
 	if (!cpyfn && size <= XG_INLINE_DATA && align <= 16) {
@@ -521,7 +512,7 @@ static void xg_task_defer(void (*fn)(void *), void *data, void (*cpyfn)(void *, 
 			/* Its queue is full: run it now, in its block (XQueue's
 			 * rule), after its queued elder siblings (see above). */
 			xs_task_run_own_children();
-			xg_run_in_place(fn, block + sizeof(*h), cur, final);
+			xg_run_in_place(fn, block + sizeof(*h), cur, final, false);
 		}
 		return;
 	}
@@ -598,7 +589,7 @@ xg_task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), l
 			xg_run_scoped(fn, data, cur, final);
 		else
 			xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final,
-					NULL, NULL);
+					NULL, NULL, false);
 		return;
 	}
 	if (!deps) {
@@ -615,7 +606,7 @@ xg_task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), l
 			xg_run_scoped(fn, data, cur, final);
 		else
 			xg_task_run_now(fn, data, cpyfn, arg_size, arg_align, cur, final,
-					NULL, NULL);
+					NULL, NULL, false);
 		return;
 	}
 	r = xg_record_new(fn, data, cpyfn, arg_size, arg_align, cur, final);
@@ -642,7 +633,6 @@ static inline void xg_copy_words(void *dst, const void *src, long size)
 	xg_word *d = dst;
 	const xg_word *s = src;
 
-#pragma GCC unroll 8
 	for (long i = 0; i < size / 4; i++)
 		d[i] = s[i];
 	if (xs_unlikely(size & 3))
@@ -692,7 +682,7 @@ XG_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 			xg_run_scoped(fn, data, cur, final);
 		return;
 	}
-	if (xs_likely(w->dq.top < w->dq.limit && !cur->queue_children &&
+	if (xs_likely(w->dq.limit && !cur->queue_children && w->dq.base < XG_DEPTH_MAX &&
 		      w->dq.top - w->dq.base < XG_QUEUED_MAX && arg_size <= XG_INLINE_DATA &&
 		      arg_align <= 16)) {
 		struct xs_frame *f = &w->dq.frames[w->dq.top];
@@ -714,7 +704,7 @@ static inline void xg_join(void)
 {
 	struct xg_task *t = xg_cur;
 
-	if (xs_likely(!t || !t->nodefer) && !xg_nothing_to_join())
+	if (xs_likely(!t || !t->nodefer))
 		xs_sync();
 }
 
@@ -782,7 +772,8 @@ void xg_task_create(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *
 		return;
 	final = final || cur->final;
 	if (!if_clause || cur->nodefer || cur->team->nthreads == 1 || !xs_self) {
-		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);
+		xg_task_run_now(fn, data, cpyfn, size, align, cur, final, patch, patch_arg,
+				false);
 		return;
 	}
 	xg_task_defer(fn, data, cpyfn, size, align, cur, final, patch, patch_arg);

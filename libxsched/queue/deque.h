@@ -74,9 +74,9 @@
  * at 2 threads showed idle workers 1.7-2.5% of the time with 4096 (768 KiB
  * of frames less), 0.5-0.9% with 16384, and 0.0-0.1% unbounded.
  * dq.limit (the inline spawn's test) is the top at which the
- * out-of-line spawn looks again (xs_deque_make_room(), which the drop-in's
- * GOMP_task calls too once top reaches it); it never drops below
- * XS_DEQUE_QUEUED.
+ * out-of-line spawn looks again (xs_deque_make_room()); it never drops
+ * below XS_DEQUE_QUEUED, which libgomp's frames (at most 80 deep,
+ * gomp/task.c) rely on.
  */
 #define XS_DEQUE_QUEUED 16384u
 
