@@ -13,7 +13,8 @@
 #   3. xsched-spmv-bench on Debian's r-cran-matrix files and on RMAT,
 #      xsched-sync-bench at three server sizes (gpu-bench.txt);
 #   4. xsched-bench: the task programs at 1 to all CPUs under xsched and the
-#      drop-in, the peers at all CPUs, and --micro (scaling.txt).
+#      drop-in, the peers at all CPUs, the loops row at every thread count
+#      and --micro (scaling.txt).
 # Every step writes as it goes; the exit status is that of the GPU tests.
 # Environment: XS_STEP_LIMIT_S scales every step's limit (default 1.0),
 # XS_LIBOMP names LLVM's libomp for the bench.
@@ -85,6 +86,9 @@ step 150 "$out/scaling.txt" "$build/xsched-bench" "${libomp[@]}" \
 step 90 "$out/scaling.txt" "$build/xsched-bench" "${libomp[@]}" \
 	--only "$programs" --runtime tbb,libgomp,libomp --threads "$cpus" \
 	--repeat 3 --budget 2 --timeout 5
+step 60 "$out/scaling.txt" "$build/xsched-bench" "${libomp[@]}" \
+	--only loops --threads "$threads" --n loops=20000 --repeat 5 --rounds 3 \
+	--budget 2 --timeout 20
 step 50 "$out/scaling.txt" "$build/xsched-bench" "${libomp[@]}" \
 	--micro --threads "$micro_threads" --iters 20000 --repeat 3
 exit $gpu_rc
