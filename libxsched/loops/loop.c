@@ -975,8 +975,12 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	/* As at a job's start: the daemon's advice, the stats page's job
 	 * flag and worker 0's idle clock (daemon_client.h frees retired
 	 * views by job_seq, which counts barrier jobs only: a helper never
-	 * keeps a view past one of those). */
-	now = xs_now_ns();
+	 * keeps a view past one of those). Stamped with the coarse clock
+	 * (clock.h): a loop can be shorter than two counter reads, and
+	 * worker 0's idle clock and the daemon's retry interval take ticks.
+	 * A stretch between a loop's stamp and a job's fine one is off by
+	 * less than a tick, once per switch between the two. */
+	now = xs_now_coarse_ns();
 	xs_daemon_client_job_start(rt, now);
 	xs_stats_page_job(rt, true, now);
 	if (rt->nworkers == 1) { /* nobody to post to */
@@ -1011,7 +1015,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	if (XS_LOOP_INSIDE(s))
 		xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
 out:
-	xs_stats_page_job(rt, false, xs_now_ns());
+	xs_stats_page_job(rt, false, xs_now_coarse_ns());
 	xs_self = NULL;
 	return 0;
 }
