@@ -984,12 +984,23 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	 * A stretch between a loop's stamp and a job's fine one is off by
 	 * less than a tick, once per switch between the two. */
 	now = xs_now_coarse_ns();
-	xs_daemon_client_job_start(rt, now);
 	xs_stats_page_job(rt, true, now);
 	if (rt->nworkers == 1) { /* nobody to post to */
+		/* The daemon client's job start once a tick: it reads
+		 * nothing from the daemon (the tick thread polls it), and
+		 * what it does (reclaim views retired at job_seq, which loops
+		 * do not advance; wake a sleeping tick; retry a connection
+		 * every XS_DAEMON_RETRY_NS; note whether this thread is the
+		 * registered worker 0, which only helpers read) is due at
+		 * most once a tick on a runtime with nobody to help. */
+		if (now != rt->loop_advised) {
+			rt->loop_advised = now;
+			xs_daemon_client_job_start(rt, now);
+		}
 		xs_for_part(w0, j, 0);
 		goto out;
 	}
+	xs_daemon_client_job_start(rt, now);
 	rt->loop_job = j;
 	/* Relaxed load: closed and empty, nobody else writes the word now.
 	 * Release (P): loop_job and the dispenser, to the helpers' acquire
