@@ -179,6 +179,10 @@ struct xs_runtime {
 	 * idle workers poll: a claim per loop would pull it away from them. */
 	xs_cache_aligned _Atomic(const void *) claimed;
 	uint32_t claim_depth;
+	/* The coarse clock (clock.h) at the last loop on a runtime of one
+	 * worker that started the daemon client's job (loop.c): written and
+	 * read by the claim's holder only, on the line its claim writes. */
+	uint64_t loop_advised;
 	/* Elastic loops (loop.c, xs_loop_help()): a loop that workers join
 	 * if they can and nobody waits for. loop_state is one word, so that
 	 * joining, leaving and closing are single read-modify-writes on one

@@ -563,7 +563,8 @@ enum xs_for_shape { XS_FOR_S64, XS_FOR_U64, XS_FOR_2D };
 struct xs_for_job {
 	enum xs_for_shape shape;
 	/* Static block loops (below): the loop's number, the pieces of a
-	 * block (0 for every other loop), the blocks and iterations. */
+	 * block (0 for every other loop), the blocks and iterations; one
+	 * block and no pieces on a runtime of one worker. */
 	uint32_t seq, pieces, blocks;
 	uint64_t n;
 	uint64_t start;         /* 1-D: iteration 0's value */
@@ -887,6 +888,8 @@ static void xs_for_part(struct xs_worker *w, struct xs_for_job *j, uint32_t b)
 	xs_worker_implicit_begin(w, &frame);
 	if (b)
 		xs_blocks_help(w->rt, j, b);
+	else if (j->blocks == 1) /* a static block loop alone: one call */
+		xs_for_chunk(j, 0, j->n);
 	else
 		xs_for_worker(j);
 	xs_worker_implicit_end(w, &frame);
@@ -975,14 +978,29 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	/* As at a job's start: the daemon's advice, the stats page's job
 	 * flag and worker 0's idle clock (daemon_client.h frees retired
 	 * views by job_seq, which counts barrier jobs only: a helper never
-	 * keeps a view past one of those). */
-	now = xs_now_ns();
-	xs_daemon_client_job_start(rt, now);
+	 * keeps a view past one of those). Stamped with the coarse clock
+	 * (clock.h): a loop can be shorter than two counter reads, and
+	 * worker 0's idle clock and the daemon's retry interval take ticks.
+	 * A stretch between a loop's stamp and a job's fine one is off by
+	 * less than a tick, once per switch between the two. */
+	now = xs_now_coarse_ns();
 	xs_stats_page_job(rt, true, now);
 	if (rt->nworkers == 1) { /* nobody to post to */
+		/* The daemon client's job start once a tick: it reads
+		 * nothing from the daemon (the tick thread polls it), and
+		 * what it does (reclaim views retired at job_seq, which loops
+		 * do not advance; wake a sleeping tick; retry a connection
+		 * every XS_DAEMON_RETRY_NS; note whether this thread is the
+		 * registered worker 0, which only helpers read) is due at
+		 * most once a tick on a runtime with nobody to help. */
+		if (now != rt->loop_advised) {
+			rt->loop_advised = now;
+			xs_daemon_client_job_start(rt, now);
+		}
 		xs_for_part(w0, j, 0);
 		goto out;
 	}
+	xs_daemon_client_job_start(rt, now);
 	rt->loop_job = j;
 	/* Relaxed load: closed and empty, nobody else writes the word now.
 	 * Release (P): loop_job and the dispenser, to the helpers' acquire
@@ -1011,7 +1029,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	if (XS_LOOP_INSIDE(s))
 		xs_worker_wait_until(w0, xs_loop_helpers_left, rt);
 out:
-	xs_stats_page_job(rt, false, xs_now_ns());
+	xs_stats_page_job(rt, false, xs_now_coarse_ns());
 	xs_self = NULL;
 	return 0;
 }
@@ -1035,6 +1053,13 @@ static int xs_for_run_claimed(struct xs_runtime *rt, struct xs_for_job *j, uint6
 		return ret;
 	if (!n)
 		return 0;
+	if (rt->nworkers == 1 && s.kind == XS_LOOP_STATIC && !s.chunk) {
+		/* Alone, a static block loop is one block, the caller's, run
+		 * in one call: no dispenser, no claim words. */
+		j->blocks = 1;
+		j->n = n;
+		return xs_for_elastic(rt, j);
+	}
 	if (s.kind == XS_LOOP_AFFINITY) {
 		struct xs_aff_choice c;
 
@@ -1123,19 +1148,35 @@ static int xs_for_1d(struct xs_runtime *rt, struct xs_for_job *j, uint64_t begin
 			  sched);
 }
 
+/* The job's head; the rest is written by whoever reads it (the shape's
+ * fields by xs_for_1d() or xs_parallel_for_2d(), the dispenser by its
+ * init), so a loop does not clear the dispenser's lines on every call. */
+static void xs_for_job_head(struct xs_for_job *j, enum xs_for_shape shape, void *arg)
+{
+	j->shape = shape;
+	j->seq = 0;
+	j->pieces = 0;
+	j->blocks = 0;
+	j->arg = arg;
+}
+
 int xs_parallel_for(struct xs_runtime *rt, int64_t begin, int64_t end, int64_t step,
 		    const struct xs_loop_sched *sched, xs_for_fn fn, void *arg)
 {
-	struct xs_for_job j = { .shape = XS_FOR_S64, .fn.s64 = fn, .arg = arg };
+	struct xs_for_job j;
 
+	xs_for_job_head(&j, XS_FOR_S64, arg);
+	j.fn.s64 = fn;
 	return xs_for_1d(rt, &j, (uint64_t)begin, (uint64_t)end, step, sched);
 }
 
 int xs_parallel_for_u64(struct xs_runtime *rt, uint64_t begin, uint64_t end, int64_t step,
 			const struct xs_loop_sched *sched, xs_for_u64_fn fn, void *arg)
 {
-	struct xs_for_job j = { .shape = XS_FOR_U64, .fn.u64 = fn, .arg = arg };
+	struct xs_for_job j;
 
+	xs_for_job_head(&j, XS_FOR_U64, arg);
+	j.fn.u64 = fn;
 	return xs_for_1d(rt, &j, begin, end, step, sched);
 }
 
