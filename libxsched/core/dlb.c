@@ -110,8 +110,6 @@ static void xs_dlb_round_bump(struct xs_worker *w)
 
 void xs_dlb_redirect_end(struct xs_worker *w)
 {
-	if (w->dlb.redirect_sent)
-		xs_counter_inc(&w->ctr.requests_with_steal);
 	w->dlb.redirect_left = 0;
 	xs_dlb_round_bump(w);
 }

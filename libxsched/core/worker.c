@@ -324,7 +324,11 @@ static inline struct xs_spsc *xs_spawn_target(struct xs_worker *w, struct xs_par
 					       ? &w->ctr.stolen_local
 					       : &w->ctr.stolen_remote);
 			*wake = &w->rt->workers[w->dlb.redirect_to]->park;
-			w->dlb.redirect_sent++;
+			/* The request counts as served with its first task,
+			 * so that statistics read while a round is still open
+			 * never show more than S tasks moved a request. */
+			if (!w->dlb.redirect_sent++)
+				xs_counter_inc(&w->ctr.requests_with_steal);
 			if (!--w->dlb.redirect_left)
 				xs_dlb_redirect_end(w);
 			return q;
