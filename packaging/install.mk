@@ -78,6 +78,7 @@ $(O)/.install-paths: FORCE
 # tools-y: the benchmarks' helpers (xschedd-bench) stay in the tree.
 XS_INST_TOOLS := $(filter-out $(O)/xschedd-bench,$(tool-programs))
 XS_INST_HEADERS := include/xsched.h include/xsched/abi.h include/xsched/stats_page.h \
+	include/xsched/proc_start.h \
 	include/xsched/task_inline.h include/xsched/task_typed.h
 XS_INST_CUDA := $(if $(filter $(XS_CUDA_SO),$(XS_CUDA_ALL)),$(XS_CUDA_SO))
 XS_INST_DAEMON := $(if $(XS_DAEMON_SKIP_WHY),,$(XS_DAEMON_BIN))

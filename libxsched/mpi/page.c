@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <xsched/abi.h>
+#include <xsched/proc_start.h>
 #include <xsched/stats_page.h>
 
 #include "mpi_int.h"
@@ -80,27 +81,6 @@ static uint64_t fnv1a(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
 	return h;
-}
-
-/* Field 22 of /proc/self/stat: tells a live owner from a later process
- * that reuses the pid (the readers' rule, stats_page.h). */
-static uint64_t pid_start(void)
-{
-	char buf[1024], *p;
-	unsigned long long start = 0;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the command may contain spaces and parentheses */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			 "%*d %*d %*d %*d %llu", &start) != 1)
-		return 0;
-	return start;
 }
 
 /*
@@ -297,7 +277,7 @@ static int page_create(const char *dir, bool in_runtime_dir, int rank, int size,
 	h->worker_size = sizeof(struct xs_stats_worker);
 	h->nworkers = 1;
 	h->pid = (__u32)getpid();
-	h->pid_start = pid_start();
+	h->pid_start = xs_proc_start_time(0);
 	h->uid = (__u32)getuid();
 	h->runtime_id = XS_STATS_MPI_RUNTIME_ID;
 	h->nnodes = 1;

@@ -18,6 +18,7 @@
 
 #include "base/clock.h"
 #include "xsched/abi.h"
+#include "xsched/proc_start.h"
 #include "xsched/stats_page.h"
 #include "daemon/daemon_client.h"
 #include "core/runtime.h"
@@ -54,29 +55,6 @@ static _Atomic uint32_t xs_stats_runtimes;
 
 /* Publisher-side store of a page field (single writer, relaxed). */
 #define xs_stats_store(p, v) xs_plain_store_relaxed((p), (v))
-
-/* Field 22 of /proc/self/stat: the process's start time, which tells a
- * live owner from a later process that reuses its pid. */
-static uint64_t xs_stats_pid_start(void)
-{
-	char buf[1024], *p;
-	unsigned long long start = 0;
-	ssize_t n;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the command may contain spaces and parentheses */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			 "%*d %*d %*d %*d %llu", &start) != 1)
-		return 0;
-	return start;
-}
 
 static void xs_stats_comm(__u8 comm[16])
 {
@@ -150,7 +128,7 @@ static int xs_stats_page_map(struct xs_runtime *rt, struct xs_stats_page *p, uin
 	h->worker_size = sizeof(struct xs_stats_worker);
 	h->nworkers = rt->nworkers;
 	h->pid = (__u32)p->pid;
-	h->pid_start = xs_stats_pid_start();
+	h->pid_start = xs_proc_start_time(0);
 	h->uid = (__u32)getuid();
 	h->runtime_id = id;
 	h->nnodes = rt->topo->nnodes;

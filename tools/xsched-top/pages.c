@@ -22,32 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "xsched/proc_start.h"
+
 #include "top.h"
-
-/* The start time of process @pid (field 22 of /proc/<pid>/stat), 0 when
- * it cannot be read. */
-static uint64_t top_pid_start(uint32_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-			 "%*d %*d %*d %*d %llu", &start) != 1)
-		return 0;
-	return start;
-}
 
 /* Whether the process that wrote @h is still the one running as its pid. */
 static bool top_page_alive(const struct xs_stats_header *h)
@@ -56,7 +33,7 @@ static bool top_page_alive(const struct xs_stats_header *h)
 
 	if (kill((pid_t)h->pid, 0) && errno == ESRCH)
 		return false;
-	start = top_pid_start(h->pid);
+	start = xs_proc_start_time(h->pid);
 	/* A start time we cannot read (another pid namespace, hidepid) is
 	 * given the benefit of the doubt. */
 	return !start || !h->pid_start || start == h->pid_start;
