@@ -317,12 +317,5 @@ void top_print_jobs_json(FILE *out, const struct top_snap *s)
 		}
 		fputs("]}", out);
 	}
-	fputs("],\"notes\":[", out);
-	for (size_t i = 0; i < s->nnotes; i++) {
-		if (i)
-			fputc(',', out);
-		top_print_json_str(out, s->notes[i]);
-	}
-	fputs("]}\n", out);
-	fflush(out);
+	top_print_json_notes_end(out, s);
 }

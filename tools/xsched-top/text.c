@@ -23,6 +23,18 @@ void top_print_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+void top_print_json_notes_end(FILE *out, const struct top_snap *s)
+{
+	fputs("],\"notes\":[", out);
+	for (size_t i = 0; i < s->nnotes; i++) {
+		if (i)
+			fputc(',', out);
+		top_print_json_str(out, s->notes[i]);
+	}
+	fputs("]}\n", out);
+	fflush(out);
+}
+
 void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o)
 {
 	const struct top_daemon *d = &s->d;
@@ -228,12 +240,5 @@ void top_print_json(FILE *out, const struct top_snap *s)
 		}
 		fputs("]}", out);
 	}
-	fputs("],\"notes\":[", out);
-	for (size_t i = 0; i < s->nnotes; i++) {
-		if (i)
-			fputc(',', out);
-		top_print_json_str(out, s->notes[i]);
-	}
-	fputs("]}\n", out);
-	fflush(out);
+	top_print_json_notes_end(out, s);
 }

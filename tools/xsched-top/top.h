@@ -164,6 +164,8 @@ void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *
 void top_print_json(FILE *out, const struct top_snap *s);
 /* @s as a JSON string, quotes and backslashes escaped, controls as \u. */
 void top_print_json_str(FILE *out, const char *s);
+/* Close a JSON snapshot's list, then its notes and the object; flush. */
+void top_print_json_notes_end(FILE *out, const struct top_snap *s);
 
 /* jobs.c: move the MPI ranks' pages of s->procs into s->ranks and
  * s->jobs (a corrupt one is dropped with a note); @prev for MPI%. */
