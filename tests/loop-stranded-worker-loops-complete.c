@@ -13,12 +13,12 @@
  * elastic loops the first loop waited at the team barrier for the
  * stopped worker until the tracer gave up (30 s).
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include "xsched.h"
 #include "xs_test.h"
+#include "xs_test_threads.h"
 #include "stranded-victim.h"
 
 #define LOOPS 2000
@@ -69,35 +69,6 @@ static uint64_t serial_digest(void)
 	for (long k = 0; k < LOOPS; k++)
 		ring_body(k, 0, WIDTH);
 	return ring_digest();
-}
-
-/* The thread id of the thread named @name, or -1. */
-static pid_t thread_named(const char *name)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	pid_t tid = -1;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)) && tid < 0) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = 0;
-		fclose(f);
-		if (!strcmp(comm, name))
-			tid = (pid_t)atoi(e->d_name);
-	}
-	closedir(d);
-	return tid;
 }
 
 /*
@@ -194,9 +165,10 @@ FIXTURE_TEARDOWN(stranded)
 
 TEST_F_TIMEOUT(stranded, stopped_worker, 60)
 {
-	pid_t tid = thread_named("xsched-w1"), tracer;
+	pid_t tid, tracer;
 	int go = -1;
 
+	xs_test_threads_named("xsched-w1", &tid);
 	ASSERT_LT(0, tid);
 	tracer = stop_thread(tid, &go);
 	if (tracer < 0)

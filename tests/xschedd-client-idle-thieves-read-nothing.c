@@ -15,9 +15,9 @@
  * header, and in degraded mode (the fake's) one per registered worker:
  * the thieves' syscr grew by one per daemon tick at least.
  */
-#include <dirent.h>
 
 #include "xschedd-fake.h"
+#include "xs_test_threads.h"
 
 #define NWORKERS 2
 #define HOLD_MS 300
@@ -57,34 +57,6 @@ static unsigned long long ran_ns(uint32_t tid)
 	return ns;
 }
 
-/* The tid of this process's thread named @name, or 0. */
-static uint32_t tid_named(const char *name)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	uint32_t tid = 0;
-
-	if (!d)
-		return 0;
-	while (!tid && (e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, name, strlen(name)) &&
-		    comm[strlen(name)] == '\n')
-			tid = (uint32_t)strtoul(e->d_name, NULL, 10);
-		fclose(f);
-	}
-	closedir(d);
-	return tid;
-}
-
 static int fresh(const struct xs_daemon_info *i)
 {
 	return i->fresh;
@@ -109,6 +81,7 @@ TEST(idle_thieves_make_no_read)
 	uint64_t polls_before;
 	struct xs_runtime *rt;
 	uint32_t tick;
+	pid_t tick_tid;
 	struct fake f;
 
 	if (syscr_of((uint32_t)gettid()) < 0)
@@ -120,7 +93,8 @@ TEST(idle_thieves_make_no_read)
 	rt = xs_runtime_create(NWORKERS);
 	ASSERT_NE(NULL, rt);
 	ASSERT_EQ(1, xsc_run_until(rt, 20, 3000, fresh));
-	tick = tid_named("xsched-daemon");
+	ASSERT_EQ(1, xs_test_threads_named("xsched-daemon", &tick_tid));
+	tick = (uint32_t)tick_tid;
 
 	xs_daemon_info(rt, &info);
 	polls_before = info.polls;
