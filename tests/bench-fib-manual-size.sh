@@ -11,16 +11,7 @@
 #   gives fib(40) (0x6197ecb) under libgomp and under the drop-in.
 set -uo pipefail
 
-src=${XS_SRCDIR:-.}
-build=${XS_BUILDDIR:-$src/build}
-bench=$build/xsched-bench
-omp=$build/xsched-bench-omp
-. "$src/scripts/tap.sh"
-
-if [[ ! -x $bench || ! -x $omp || ! -e $build/libxsched-gomp.so.1 ]]; then
-	echo "1..0 # SKIP $bench, xsched-bench-omp or libxsched-gomp.so.1 not built (make)"
-	exit 4
-fi
+. "${XS_SRCDIR:-.}/tests/bench-omp-prologue.sh"
 echo "1..3"
 
 out=$("$bench" --list 2>&1)

@@ -12,15 +12,7 @@
 #   ratio to the best peer.
 set -uo pipefail
 
-src=${XS_SRCDIR:-.}
-build=${XS_BUILDDIR:-$src/build}
-bench=$build/xsched-bench
-. "$src/scripts/tap.sh"
-
-if [[ ! -x $bench || ! -x $build/xsched-bench-omp || ! -e $build/libxsched-gomp.so.1 ]]; then
-	echo "1..0 # SKIP $bench, xsched-bench-omp or libxsched-gomp.so.1 not built (make)"
-	exit 4
-fi
+. "${XS_SRCDIR:-.}/tests/bench-omp-prologue.sh"
 echo "1..4"
 
 ops="parallel barrier taskwait undeferred included epcc_parallel epcc_barrier

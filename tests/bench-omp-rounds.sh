@@ -11,15 +11,7 @@
 #   --rounds is named, exit status 2.
 set -uo pipefail
 
-src=${XS_SRCDIR:-.}
-build=${XS_BUILDDIR:-$src/build}
-bench=$build/xsched-bench
-. "$src/scripts/tap.sh"
-
-if [[ ! -x $bench || ! -x $build/xsched-bench-omp || ! -e $build/libxsched-gomp.so.1 ]]; then
-	echo "1..0 # SKIP $bench, xsched-bench-omp or libxsched-gomp.so.1 not built (make)"
-	exit 4
-fi
+. "${XS_SRCDIR:-.}/tests/bench-omp-prologue.sh"
 echo "1..4"
 
 # fib at its quick size: a few ms a run. --budget 60: every run counts.

@@ -11,16 +11,7 @@
 #   named, with its range, by both programs (exit status 2).
 set -uo pipefail
 
-src=${XS_SRCDIR:-.}
-build=${XS_BUILDDIR:-$src/build}
-bench=$build/xsched-bench
-omp=$build/xsched-bench-omp
-. "$src/scripts/tap.sh"
-
-if [[ ! -x $bench || ! -x $omp || ! -e $build/libxsched-gomp.so.1 ]]; then
-	echo "1..0 # SKIP $bench, xsched-bench-omp or libxsched-gomp.so.1 not built (make)"
-	exit 4
-fi
+. "${XS_SRCDIR:-.}/tests/bench-omp-prologue.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "1..6"
