@@ -234,7 +234,7 @@ boot() { # boot NAME MODE QEMU-NUMA-ARGS...
 	phase "$name: booting (accel=$accel, limit $limit s)"
 	timeout --kill-after=10 "$limit" nice -n 19 "$qemu" -machine q35,accel=$accel -cpu $cpu \
 		-m 2048 "$@" -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-		-append "root=/dev/vda rw console=ttyS0 xs.mode=$mode xs.scale=$scale" \
+		-append "root=/dev/vda rw console=ttyS0 xs.mode=$mode xs.scale=$scale xs.limit=$limit" \
 		-drive file="$image/rootfs.img",if=virtio,format=raw -snapshot \
 		-virtfs local,path="$share",mount_tag=xs,security_model=none,id=xs \
 		-display none -serial file:"$tmp/console.$name" -monitor none -no-reboot \
@@ -261,6 +261,9 @@ boot() { # boot NAME MODE QEMU-NUMA-ARGS...
 			echo "not ok $n $name: the guest ran to its end (qemu $rc)"
 		fi
 		tail -n 30 "$tmp/console.$name" "$tmp/qemu.$name" | sed 's/^/# /'
+		# The test that was running when the boot ended: its log so far.
+		running=$(ls -t "$share"/out/$mode.*.log 2>/dev/null | head -n 1)
+		[[ -n $running ]] && tail -n 40 "$running" | sed "s|^|# ${running##*/}: |"
 		failed=1
 	fi
 	# The guest's TAP, renumbered into ours, prefixed with the boot.

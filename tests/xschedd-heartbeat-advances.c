@@ -55,8 +55,7 @@ TEST(heartbeat_advances_and_exit_cleans_up)
 	{
 		int status;
 
-		ASSERT_EQ(t.pid, waitpid(t.pid, &status, 0));
-		t.pid = 0;
+		ASSERT_EQ(0, xsd_test_reap(&t, &status, 30)) xsd_test_dump_log(&t);
 		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) xsd_test_dump_log(&t);
 	}
 	EXPECT_TRUE(c.state->flags & XS_ABI_F_EXITED);

@@ -169,16 +169,43 @@ static inline int xsd_test_start_with(struct xsd_test *t, void (*pre_exec)(struc
 
 #define xsd_test_start(t, ...) xsd_test_start_with((t), NULL, ##__VA_ARGS__, NULL)
 
-/* SIGTERM, wait; returns the exit status (or -1), removes the temp dir. */
+/*
+ * Reap the daemon after a signal: wait up to @secs seconds (times
+ * XS_TEST_TIMEOUT_SCALE) for it to exit, then SIGKILL it. Returns 0 with
+ * its wait status in *@status, or -ETIMEDOUT when it had to be killed: a
+ * daemon that ignores SIGTERM fails its test instead of hanging the suite
+ * (make check-system gives each guest test a share of one boot's time).
+ */
+static inline int xsd_test_reap(struct xsd_test *t, int *status, unsigned int secs)
+{
+	for (unsigned int i = 0; i < secs * 100 * xs_test_timeout_scale(); i++) {
+		pid_t r = waitpid(t->pid, status, WNOHANG);
+		int err = r < 0 ? -errno : 0;
+
+		if (r == t->pid || (r < 0 && err != -EINTR)) {
+			t->pid = 0;
+			return err;
+		}
+		xsd_test_sleep_ms(10);
+	}
+	printf("# xschedd (pid %d) did not exit within %u s of its signal: killed\n", (int)t->pid,
+	       secs * xs_test_timeout_scale());
+	kill(t->pid, SIGKILL);
+	waitpid(t->pid, status, 0);
+	t->pid = 0;
+	return -ETIMEDOUT;
+}
+
+/* SIGTERM, wait (xsd_test_reap()); returns the exit status (or -1),
+ * removes the temp dir. */
 static inline int xsd_test_stop(struct xsd_test *t)
 {
 	int status = -1;
 
 	if (t->pid > 0) {
 		kill(t->pid, SIGTERM);
-		if (waitpid(t->pid, &status, 0) != t->pid)
+		if (xsd_test_reap(t, &status, 30))
 			status = -1;
-		t->pid = 0;
 	}
 	if (t->dir[0] && getenv("XSD_TEST_KEEP") == NULL)
 		nftw(t->dir, xsd_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
@@ -228,6 +255,13 @@ static inline int xsd_test_connect(const struct xsd_test *t)
 
 		close(fd);
 		return err;
+	}
+	/* A reply that never comes fails the call (-EAGAIN) after 30 s
+	 * (times XS_TEST_TIMEOUT_SCALE) instead of hanging the test. */
+	{
+		struct timeval tv = { .tv_sec = 30 * (time_t)xs_test_timeout_scale() };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	}
 	return fd;
 }
