@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "driver.h"
+#include "../../common/number.h"
 #include "../../version.h"
 
 #define BENCH(name) extern const struct bench bench_##name;
@@ -236,11 +237,11 @@ static int parse_threads(const char *arg, struct options *o)
 
 		if (dash)
 			*dash = '\0';
-		rc = bench_parse_long(PROG, "--threads", tok, 1, MAX_THREADS, &lo);
+		rc = tool_parse_long(PROG, "--threads", tok, 1, MAX_THREADS, &lo);
 		hi = lo;
 		if (!rc && dash)
-			rc = bench_parse_long(PROG, "--threads", dash + 1, lo,
-					      MAX_THREADS, &hi);
+			rc = tool_parse_long(PROG, "--threads", dash + 1, lo,
+					     MAX_THREADS, &hi);
 		for (long t = lo; !rc && t <= hi; t++) {
 			if (o->nthreads == MAX_THREAD_COUNTS) {
 				fprintf(stderr, PROG ": --threads: more than %d counts\n",
@@ -280,8 +281,8 @@ static int parse_n(const char *arg, struct options *o)
 				   strncmp(pb->name, tok, (size_t)(eq - tok))))
 				continue;
 			snprintf(what, sizeof(what), "--n for %s", pb->name);
-			rc = bench_parse_long(PROG, what, eq ? eq + 1 : tok,
-					      pb->n_min, pb->n_max, &o->n[k]);
+			rc = tool_parse_long(PROG, what, eq ? eq + 1 : tok,
+					     pb->n_min, pb->n_max, &o->n[k]);
 			if (rc || eq)
 				break;
 		}
@@ -373,25 +374,25 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 				return 2;
 			break;
 		case 'r':
-			if (bench_parse_long(PROG, "--repeat", optarg, 1, 1000, &o->repeat))
+			if (tool_parse_long(PROG, "--repeat", optarg, 1, 1000, &o->repeat))
 				return 2;
 			o->repeat_set = true;
 			break;
 		case 'b':
-			if (bench_parse_long(PROG, "--budget", optarg, 0, 86400, &v))
+			if (tool_parse_long(PROG, "--budget", optarg, 0, 86400, &v))
 				return 2;
 			o->budget = (double)v;
 			break;
 		case 'k':
-			if (bench_parse_long(PROG, "--rounds", optarg, 1, 100, &o->rounds))
+			if (tool_parse_long(PROG, "--rounds", optarg, 1, 100, &o->rounds))
 				return 2;
 			break;
 		case 'W':
-			if (bench_parse_long(PROG, "--warmup", optarg, 0, 100, &o->warmup))
+			if (tool_parse_long(PROG, "--warmup", optarg, 0, 100, &o->warmup))
 				return 2;
 			break;
 		case 'T':
-			if (bench_parse_long(PROG, "--timeout", optarg, 1, 86400, &v))
+			if (tool_parse_long(PROG, "--timeout", optarg, 1, 86400, &v))
 				return 2;
 			o->timeout = (double)v;
 			o->timeout_set = true;
@@ -446,8 +447,8 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			o->micro = true;
 			break;
 		case 'i':
-			if (bench_parse_long(PROG, "--iters", optarg, 1, 100000000,
-					     &o->iters))
+			if (tool_parse_long(PROG, "--iters", optarg, 1, 100000000,
+					    &o->iters))
 				return 2;
 			break;
 		case 'P':
@@ -458,7 +459,7 @@ static int parse_options(int argc, char **argv, struct options *o, int ncpus)
 			exit(0);
 		case 'C':
 			o->corun = 2;
-			if (optarg && bench_parse_long(PROG, "--corun", optarg, 1, 64, &v))
+			if (optarg && tool_parse_long(PROG, "--corun", optarg, 1, 64, &v))
 				return 2;
 			if (optarg)
 				o->corun = (int)v;

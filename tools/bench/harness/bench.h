@@ -114,27 +114,6 @@ static inline int bench_cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * Parse @s as an integer in [min, max] for option @what. Returns 0, or
- * -EINVAL after a message that names the option and the accepted range.
- */
-static inline int bench_parse_long(const char *prog, const char *what,
-				   const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "%s: %s: '%s' is not an integer in [%ld, %ld]\n",
-			prog, what, s, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 /* splitmix64's output function: a cheap, well-mixed 64-bit hash. */
 static inline uint64_t bench_mix64(uint64_t x)
 {

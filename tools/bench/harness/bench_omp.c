@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include "bench.h"
+#include "../../common/number.h"
 #include "../../version.h"
 #include "corun.h"
 #include "../programs/micro/micro.h"
@@ -188,26 +189,26 @@ int main(int argc, char **argv)
 			n_arg = optarg;
 			break;
 		case 't':
-			if (bench_parse_long(PROG, "--threads", optarg, 1, 4096, &threads))
+			if (tool_parse_long(PROG, "--threads", optarg, 1, 4096, &threads))
 				return 2;
 			break;
 		case 'r':
-			if (bench_parse_long(PROG, "--repeat", optarg, 1, 1000, &repeat))
+			if (tool_parse_long(PROG, "--repeat", optarg, 1, 1000, &repeat))
 				return 2;
 			break;
 		case 'b':
-			if (bench_parse_long(PROG, "--budget", optarg, 0, 86400, &budget))
+			if (tool_parse_long(PROG, "--budget", optarg, 0, 86400, &budget))
 				return 2;
 			break;
 		case 'w':
-			if (bench_parse_long(PROG, "--warmup", optarg, 0, 100, &warmup))
+			if (tool_parse_long(PROG, "--warmup", optarg, 0, 100, &warmup))
 				return 2;
 			break;
 		case 'm':
 			micro = optarg;
 			break;
 		case 'i':
-			if (bench_parse_long(PROG, "--iters", optarg, 1, 100000000, &iters))
+			if (tool_parse_long(PROG, "--iters", optarg, 1, 100000000, &iters))
 				return 2;
 			break;
 		case 'c':
@@ -261,7 +262,7 @@ int main(int argc, char **argv)
 	}
 	pb = b->problem;
 	n = pb->n_default;
-	if (n_arg && bench_parse_long(PROG, "--n", n_arg, pb->n_min, pb->n_max, &n))
+	if (n_arg && tool_parse_long(PROG, "--n", n_arg, pb->n_min, pb->n_max, &n))
 		return 2;
 
 	st = pb->setup(n);
