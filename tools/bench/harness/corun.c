@@ -559,7 +559,7 @@ static void report_row(const struct corun_ctx *x, const struct corun_row *r,
 		printf(",\"verified\":%d", co->verified);
 		if (bad) {
 			printf(",\"reason\":");
-			json_put_string(bad->why);
+			json_put_string(stdout, bad->why);
 		}
 		printf("}\n");
 		return;

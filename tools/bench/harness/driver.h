@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <xsched.h>
 #include "bench.h"
+#include "../../common/json_write.h"
 
 #define PROG "xsched-bench"
 #define MAX_THREAD_COUNTS 256
@@ -244,7 +245,6 @@ bool cell_ok(const struct cell *c);
 const struct cell *find_cell(const struct cell *cells, int ncells,
 			     const struct bench *b, const char *rt, int dlb,
 			     int threads);
-void json_put_string(const char *s);
 
 /* report_dlb.c */
 void json_dlb(const struct cell *c);

@@ -155,11 +155,11 @@ static void json_micro(const char *op, const char *rt, int threads,
 		       m->min_ns / rt_ns, rt_ns);
 	if (m->lib[0]) {
 		printf(",\"lib\":");
-		json_put_string(m->lib);
+		json_put_string(stdout, m->lib);
 	}
 	if (!ok) {
 		printf(",\"reason\":");
-		json_put_string(m->why);
+		json_put_string(stdout, m->why);
 	}
 	printf("}\n");
 }

@@ -28,22 +28,6 @@
 #include <string.h>
 #include "driver.h"
 
-void json_put_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void json_number(const char *key, double v, bool have)
 {
 	if (have)
@@ -179,9 +163,9 @@ static void json_cell(const struct cell *c, const struct cell *serial,
 	};
 
 	printf("{\"bench\":");
-	json_put_string(c->b->problem->name);
+	json_put_string(stdout, c->b->problem->name);
 	printf(",\"runtime\":");
-	json_put_string(c->rt->name);
+	json_put_string(stdout, c->rt->name);
 	printf(",\"threads\":%d,\"n\":%ld,\"status\":\"%s\",\"repeats\":%d",
 	       c->threads, c->n, status[c->status], cell_ok(c) ? c->reps : 0);
 	json_number("min_s", c->min_s, cell_ok(c));
@@ -198,11 +182,11 @@ static void json_cell(const struct cell *c, const struct cell *serial,
 	json_dlb(c);
 	if (c->lib[0]) {
 		printf(",\"lib\":");
-		json_put_string(c->lib);
+		json_put_string(stdout, c->lib);
 	}
 	if (!cell_ok(c)) {
 		printf(",\"reason\":");
-		json_put_string(c->why);
+		json_put_string(stdout, c->why);
 	}
 	printf("}\n");
 }

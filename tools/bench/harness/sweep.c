@@ -197,7 +197,7 @@ static void json_row(const struct cell *c, const struct cell *slb, uint64_t k)
 	json_dlb(c);
 	if (!cell_ok(c)) {
 		printf(",\"reason\":");
-		json_put_string(c->why);
+		json_put_string(stdout, c->why);
 	}
 	printf("}\n");
 }

@@ -138,7 +138,7 @@ static void dgemm_row(const struct options *o, int P, int n, bool noisy, const c
 	if (o->json) {
 		printf("{\"bench\":\"dgemm\",\"threads\":%d,\"n\":%d,\"load\":\"%s\",\"impl\":", P,
 		       n, noisy ? "noisy" : "quiet");
-		json_put_string(impl);
+		json_put_string(stdout, impl);
 		printf(",\"gflops\":%.6g,\"eff\":%.6g", gflops, eff);
 		if (xs)
 			printf(",\"t_c\":%.6g,\"t_r\":%.6g}\n", tc, tr);
