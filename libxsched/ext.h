@@ -32,7 +32,7 @@
 /* gomp/env.c: worker threads named xsched-omp<N> */
 #include "base/thread_name.h"
 /* gomp/env.c, gomp/places.c (OMP_PLACES), tools/xsched-affinity.c,
- * tools/bench/affinity.c: the machine model */
+ * xsched-bench --affinity: the machine model */
 #include "topo/topology.h"
 /* gomp/detach.c: xs_park_notify() of a waiter */
 #include "queue/park.h"
@@ -41,10 +41,10 @@
 #include "daemon/daemon_client.h"
 /* gomp/: struct xs_worker and struct xs_runtime (gomp/task.c pushes inline
  * frames through w->dq itself, gomp/ws.c walks rt->workers[i]->park);
- * tools/xschedd-bench.c, tools/bench/affinity.c, tools/xsched-affinity.c */
+ * tools/xschedd-bench.c, xsched-bench --affinity, tools/xsched-affinity.c */
 #include "core/runtime.h"
 /* gomp/loop.c: schedule(runtime) with XSCHED_LOOP_SCHEDULE=affinity;
- * tools/xsched-affinity.c, tools/bench/affinity.c: record, plan, replay */
+ * tools/xsched-affinity.c, xsched-bench --affinity: record, plan, replay */
 #include "affinity/affinity.h"
 /* gomp/gomp.h: the loop dispenser shared with xs_parallel_for() */
 #include "loops/loop.h"

@@ -133,7 +133,7 @@ result $([[ $got == *"$tmp/g: is an xsched affinity graph"*"not an affinity sche
 
 "$tool" plan "$tmp/g" -o "$tmp/x" --dense-ratio 2 >"$tmp/out" 2>&1
 s=$?
-result $((s == 2 && $(grep -c "dense-ratio '2' is invalid: expected 0..1" "$tmp/out") == 1)) \
+result $((s == 2 && $(grep -c -- "--dense-ratio '2': expected a number in \[0, 1\]" "$tmp/out") == 1)) \
 	"a bad --dense-ratio is named with its range" "$(describe $s)" "$(cat "$tmp/out")"
 
 XSCHED_AFFINITY_SAMPLE=4 "$tool" record -o "$tmp/g4" -- "$tmp/rec" 4096 >/dev/null 2>&1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# xsched-bench's header prints the T1/TP ceiling (tools/bench/cpu_ceiling.c)
+# xsched-bench's header prints the T1/TP ceiling (tools/bench/harness/cpu_ceiling.c)
 # for the largest P of --threads: a positive ratio and one positive rate
 # per CPU, P of them; nothing when that P is 1. Only the shape and sign
 # are checked: the value is the machine's.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# xsched-bench's runq% (tools/bench/runq.c): every xsched row of the
+# xsched-bench's runq% (tools/bench/harness/runq.c): every xsched row of the
 # counters block says how long its threads waited for a CPU, a share of
 # threads x run time (not negative; above 100 is possible for runs this
 # short, runq.c says why), and --json carries the same figure as runq_ns

@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
- * The blocked DGEMM of xsched-bench --dgemm (tools/bench/dgemm.h) matches
- * a reference triple loop on random matrices of odd shapes (1, 7, 513,
- * 1000 x 37 x 300, ...: edge micro-tiles in both directions, k not a
- * multiple of DG_KC, more than one DG_NC block) under every schedule
- * (static, static cyclic, dynamic, guided, hybrid in two settings) and
- * with both micro-kernels: the portable C one and, where the CPU has
- * AVX2 and FMA, the AVX2 one. Half the runs compute C = A B over a C full
- * of NaN (beta = 0 must not read C), the other half C = 0.75 A B - 0.5 C.
+ * The blocked DGEMM of xsched-bench --dgemm
+ * (tools/bench/programs/dgemm/dgemm.h) matches a reference triple loop on
+ * random matrices of odd shapes (1, 7, 513, 1000 x 37 x 300, ...: edge
+ * micro-tiles in both directions, k not a multiple of DG_KC, more than one
+ * DG_NC block) under every schedule (static, static cyclic, dynamic,
+ * guided, hybrid in two settings) and with both micro-kernels: the portable
+ * C one and, where the CPU has AVX2 and FMA, the AVX2 one. Half the runs
+ * compute C = A B over a C full of NaN (beta = 0 must not read C), the
+ * other half C = 0.75 A B - 0.5 C.
  */
 #include <math.h>
 #include <stdlib.h>
 #include "xsched.h"
 #include "xs_test.h"
 #include "test-scale.h"
-#include "../tools/bench/dgemm.h"
+#include "../tools/bench/programs/dgemm/dgemm.h"
 
 static double rnd(uint64_t *s)
 {

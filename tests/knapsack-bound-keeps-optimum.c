@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * The branch and bound of xsched-bench's knapsack (tools/bench/knapsack.h)
- * never prunes the optimum, whatever order the search runs in: for every
- * n from 1 to 30 the serial search (take first) and a leave-first search
- * (the order of a runtime that runs the newest child first) both find the
- * best value of a dynamic programme over the capacity, and the serial
- * search counts the nodes it visited.
+ * The branch and bound of xsched-bench's knapsack
+ * (tools/bench/programs/knapsack/knapsack.h) never prunes the optimum,
+ * whatever order the search runs in: for every n from 1 to 30 the serial
+ * search (take first) and a leave-first search (the order of a runtime that
+ * runs the newest child first) both find the best value of a dynamic
+ * programme over the capacity, and the serial search counts the nodes it
+ * visited.
  */
 #include "xs_test.h"
-#include "../tools/bench/knapsack.h"
+#include "../tools/bench/programs/knapsack/knapsack.h"
 
 /* Leave before take: the order a LIFO runtime runs the two children in. */
 static uint64_t leave_first(struct knapsack_state *st, int i, long w, long v)

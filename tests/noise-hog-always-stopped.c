@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The noisy neighbour of xsched-bench --dgemm (tools/bench/noise.h) never
- * outlives the benchmark: a child starts the hog through noise_start(),
- * reports the hog's pid on a pipe and then stops it with noise_stop(), or
- * is ended by SIGTERM, SIGINT, SIGHUP or SIGKILL (the last through the
- * hog's PR_SET_PDEATHSIG). This process is a child subreaper
+ * The noisy neighbour of xsched-bench --dgemm (tools/bench/harness/noise.h)
+ * never outlives the benchmark: a child starts the hog through
+ * noise_start(), reports the hog's pid on a pipe and then stops it with
+ * noise_stop(), or is ended by SIGTERM, SIGINT, SIGHUP or SIGKILL (the last
+ * through the hog's PR_SET_PDEATHSIG). This process is a child subreaper
  * (PR_SET_CHILD_SUBREAPER), so an orphaned hog becomes its child: it must
- * be reaped, killed by SIGKILL, within two seconds of the child's end.
- * The signal is sent once the hog runs its loop (pinned to CPU 0), so
- * that SIGKILL exercises PR_SET_PDEATHSIG and not the hog's start-up check.
+ * be reaped, killed by SIGKILL, within two seconds of the child's end. The
+ * signal is sent once the hog runs its loop (pinned to CPU 0), so that
+ * SIGKILL exercises PR_SET_PDEATHSIG and not the hog's start-up check.
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "xs_test.h"
-#include "../tools/bench/noise.h"
+#include "../tools/bench/harness/noise.h"
 
 #define BOUND_NS 2000000000L
 

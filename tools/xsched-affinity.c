@@ -26,6 +26,7 @@
 
 #include "xsched.h"
 #include "ext.h"
+#include "common/number.h"
 #include "version.h"
 
 #define PROG "xsched-affinity"
@@ -55,19 +56,6 @@ static void usage(FILE *f)
 "Exit status: 0, 1 on failure, 2 on bad usage.\n");
 }
 
-static int parse_double(const char *what, const char *s, double lo, double hi, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out >= lo && *out <= hi)) {
-		fprintf(stderr, PROG ": %s '%s' is invalid: expected %g..%g\n", what, s, lo, hi);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -88,7 +76,8 @@ static int cmd_record(int argc, char **argv)
 	};
 	const char *out = NULL;
 	struct xs_aff_hgraph h;
-	double v, t0;
+	double t0;
+	long n;
 	int c, status;
 	pid_t pid;
 
@@ -98,12 +87,12 @@ static int cmd_record(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'g':
-			if (parse_double("--granule", optarg, 1, 1 << 30, &v))
+			if (tool_parse_long(PROG, "--granule", optarg, 1, 1L << 30, &n))
 				return 2;
 			setenv("XSCHED_AFFINITY_GRANULE", optarg, 1);
 			break;
 		case 's':
-			if (parse_double("--shift", optarg, 0, 12, &v))
+			if (tool_parse_long(PROG, "--shift", optarg, 0, 12, &n))
 				return 2;
 			setenv("XSCHED_AFFINITY_SHIFT", optarg, 1);
 			break;
@@ -177,8 +166,9 @@ static int cmd_plan(int argc, char **argv)
 	};
 	struct xs_aff_plan_cfg cfg = { 0 };
 	const char *out = NULL, *in;
-	double ratio = 0.9, v;
+	double ratio = 0.9;
 	uint32_t workers = 0;
+	long n;
 	struct xs_options opt;
 	struct xs_topology *topo = NULL;
 	struct xs_aff_hgraph h = { 0 };
@@ -194,15 +184,13 @@ static int cmd_plan(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'd':
-			if (parse_double("--dense-ratio", optarg, 0, 1, &ratio))
+			if (tool_parse_double(PROG, "--dense-ratio", optarg, 0, 1, &ratio))
 				return 2;
 			break;
 		case 'w':
-			if (parse_double("--workers", optarg, 1, 1024, &v) || v != (uint32_t)v) {
-				fprintf(stderr, PROG ": --workers must be a whole number\n");
+			if (tool_parse_long(PROG, "--workers", optarg, 1, 1024, &n))
 				return 2;
-			}
-			workers = (uint32_t)v;
+			workers = (uint32_t)n;
 			break;
 		case 'f':
 			cfg.force = true;
@@ -346,7 +334,7 @@ static int cmd_show(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--graph"))
 			gpath = argv[i + 1];
-		else if (parse_double("--dense-ratio", argv[i + 1], 0, 1, &ratio))
+		else if (tool_parse_double(PROG, "--dense-ratio", argv[i + 1], 0, 1, &ratio))
 			return 2;
 	}
 	f = fopen(argv[1], "rb");

@@ -45,6 +45,7 @@
 #include "xsched.h"
 #include "xsched/abi.h"
 #include "ext.h"
+#include "common/number.h"
 #include "version.h"
 
 static char daemon_path[PATH_MAX];
@@ -464,22 +465,6 @@ static void usage(FILE *f)
 		   "Exit status: 0, 1 on a failure, 2 on a usage error, 4 without root.\n");
 }
 
-static int parse_int(const char *opt, const char *v, long min, long max, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < min || n > max) {
-		fprintf(stderr, "xschedd-bench: %s '%s': expected an integer in [%ld, %ld]\n",
-			opt, v, min, max);
-		return -1;
-	}
-	*out = (int)n;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -506,15 +491,16 @@ int main(int argc, char **argv)
 			snprintf(daemon_path, sizeof(daemon_path), "%s", optarg);
 			break;
 		case 'r':
-			if (parse_int("--reps", optarg, 1, 64, &reps))
+			if (tool_parse_int("xschedd-bench", "--reps", optarg, 1, 64, &reps))
 				return 2;
 			break;
 		case 'c':
-			if (parse_int("--hog-cpu", optarg, 0, CPU_SETSIZE - 1, &hog_cpu))
+			if (tool_parse_int("xschedd-bench", "--hog-cpu", optarg, 0,
+					   CPU_SETSIZE - 1, &hog_cpu))
 				return 2;
 			break;
 		case 'f':
-			if (parse_int("--fib", optarg, 10, 40, &fib_n))
+			if (tool_parse_int("xschedd-bench", "--fib", optarg, 10, 40, &fib_n))
 				return 2;
 			break;
 		case 'h':

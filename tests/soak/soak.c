@@ -12,7 +12,7 @@
  * continuation made ready from another thread while the tree runs must run
  * once. Rounds are long so that the tasks run at the runtime's own speed;
  * the runtime's creation and teardown are exercised once per round. A
- * pinned CPU hog (tools/bench/noise.h) runs on CPU 0 throughout.
+ * pinned CPU hog (tools/bench/harness/noise.h) runs on CPU 0 throughout.
  * tests/soak/soak.sh adds SIGSTOP/SIGCONT and xschedd restarts around it.
  *
  * Prints a progress line per round (the driver's hang detector) with the
@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "../checksum-tree.h"
-#include "../../tools/bench/noise.h"
+#include "../../tools/bench/harness/noise.h"
 #include "proc-usage.h"
 
 static const struct tree_shape shape = { .wide_every = 7, .wide_fanout = 6,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "xsched/cuda.h"
+#include "../common/number.h"
 #include "../version.h"
 
 #define RMATRIX_DIR "/usr/lib/R/library/Matrix/external/"
@@ -94,12 +95,8 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "r:s:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
-			reps = atoi(optarg);
-			if (reps < 1 || reps > 100000) {
-				fprintf(stderr, "xsched-spmv-bench: -r %s: "
-					"repetitions must be 1..100000\n", optarg);
+			if (tool_parse_int("xsched-spmv-bench", "-r", optarg, 1, 100000, &reps))
 				return 2;
-			}
 			break;
 		case 's':
 			if (!strcmp(optarg, "all"))

@@ -16,7 +16,10 @@
 #include <string.h>
 
 #include "xsched/cuda.h"
+#include "../common/number.h"
 #include "../version.h"
+
+#define PROG "xsched-sync-bench"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
@@ -26,20 +29,6 @@ static uint64_t next(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
-}
-
-static int parse(const char *opt, const char *arg, long lo, long hi, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(arg, &end, 10);
-	if (errno || *end || *out < lo || *out > hi) {
-		fprintf(stderr, "xsched-sync-bench: -%s %s: expected %ld..%ld\n",
-			opt, arg, lo, hi);
-		return -1;
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -61,9 +50,9 @@ int main(int argc, char **argv)
 	};
 
 	while ((opt = getopt_long(argc, argv, "n:s:c:hV", longopts, NULL)) != -1) {
-		if ((opt == 'n' && parse("n", optarg, 1, 1L << 28, &n)) ||
-		    (opt == 's' && parse("s", optarg, 0, 64, &ns)) ||
-		    (opt == 'c' && parse("c", optarg, 0, 1 << 20, &nc)))
+		if ((opt == 'n' && tool_parse_long(PROG, "-n", optarg, 1, 1L << 28, &n)) ||
+		    (opt == 's' && tool_parse_long(PROG, "-s", optarg, 0, 64, &ns)) ||
+		    (opt == 'c' && tool_parse_long(PROG, "-c", optarg, 0, 1 << 20, &nc)))
 			return 2;
 		if (opt == 'V') {
 			tool_version("xsched-sync-bench");

@@ -27,6 +27,7 @@
 #include "ext.h"
 #include "needed.h"
 #include "place.h"
+#include "../common/number.h"
 #include "../version.h"
 
 /*
@@ -145,15 +146,10 @@ static int set_preload(const char *lib)
 
 static int parse_threads(const char *s)
 {
-	char *end;
 	long n;
 
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (errno || *end || end == s || n < 1 || n > 65536) {
-		fprintf(stderr, "xsched-run: --threads '%s': expected a number in 1..65536\n", s);
+	if (tool_parse_long("xsched-run", "--threads", s, 1, 65536, &n))
 		return -1;
-	}
 	return setenv("OMP_NUM_THREADS", s, 1);
 }
 

@@ -21,6 +21,7 @@
 #include "plot.h"
 #include "summary.h"
 #include "trace.h"
+#include "../common/number.h"
 #include "../version.h"
 
 static void usage(FILE *out, int full)
@@ -61,22 +62,6 @@ static void usage(FILE *out, int full)
 		"FILE may also be a Chrome trace-event array ([...]) and may use B/E\n"
 		"(begin/end) events instead of X events.\n",
 		PLOT_MIN_W, PLOT_MAX_W, PLOT_MIN_H, PLOT_MAX_H);
-}
-
-static int parse_dim(const char *opt, const char *v, int min, int max, int *out)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = v ? strtol(v, &end, 10) : 0;
-	if (!v || errno || end == v || *end || n < min || n > max) {
-		fprintf(stderr, "xsched-trace: %s '%s': expected an integer in [%d, %d]\n", opt,
-			v ? v : "", min, max);
-		return -1;
-	}
-	*out = (int)n;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -153,14 +138,16 @@ int main(int argc, char **argv)
 			wrong = "-W/--width", wrong_for = "plot";
 			if (!plot)
 				goto only_for;
-			if (parse_dim("--width", optarg, PLOT_MIN_W, PLOT_MAX_W, &w))
+			if (tool_parse_int("xsched-trace", "--width", optarg, PLOT_MIN_W,
+					   PLOT_MAX_W, &w))
 				return 2;
 			break;
 		case 'H':
 			wrong = "-H/--height", wrong_for = "plot";
 			if (!plot)
 				goto only_for;
-			if (parse_dim("--height", optarg, PLOT_MIN_H, PLOT_MAX_H, &h))
+			if (tool_parse_int("xsched-trace", "--height", optarg, PLOT_MIN_H,
+					   PLOT_MAX_H, &h))
 				return 2;
 			break;
 		default:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "summary.h"
+#include "../common/json_write.h"
 
 /* The "total" row: sums over threads; its span is the trace's extent. */
 static void summary_total(const struct trace *t, struct trace_thread *tot)
@@ -75,22 +76,6 @@ void summary_text(const struct trace *t, FILE *out)
 					   "out (their time counts for the enclosing event)" : "");
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static void summary_json_row(FILE *out, const struct trace_thread *thr, int64_t first,
 			     int64_t span)
 {
@@ -98,7 +83,7 @@ static void summary_json_row(FILE *out, const struct trace_thread *thr, int64_t 
 		fprintf(out, "{\"tid\":%" PRId64 ",\"name\":", thr->tid);
 	else
 		fprintf(out, "{\"name\":");
-	json_str(out, thr->name);
+	json_put_string(out, thr->name);
 	fprintf(out, ",\"first_ns\":%" PRId64 ",\"span_ns\":%" PRId64 ",\"exclusive_ns\":{", first,
 		span);
 	for (int k = 0; k < TK_NCOLUMNS; k++)
@@ -119,7 +104,7 @@ void summary_json(const struct trace *t, FILE *out)
 	trace_extent(t, &first, &last);
 	summary_total(t, &tot);
 	fprintf(out, "{\"file\":");
-	json_str(out, t->path);
+	json_put_string(out, t->path);
 	fprintf(out, ",\"events\":%" PRIu64 ",\"unit\":\"ns\",\"extent_ns\":%" PRId64
 		     ",\"threads\":[\n",
 		t->nevents, last - first);
