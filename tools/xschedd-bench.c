@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * xschedd-bench - what xschedd costs and what it buys, measured side by side
- * in one run (issue #5's benchmarks). Needs root (the daemon loads BPF).
+ * in one run. Needs root (the daemon loads BPF).
  *
  *   xschedd-bench [--daemon PATH] [--reps N] [--hog-cpu C] [--fib N]
  *

@@ -5,7 +5,7 @@
  * fib (BOTS, fib.h) spawns both calls. Same input, serial version, result
  * and checks as fib; only the task tree differs. It exists to compare
  * xsched's per-spawn cost with the figure Lace publishes for this shape
- * (issue 13); the fib row stays the BOTS program.
+ * in its papers; the fib row stays the BOTS program.
  */
 #ifndef XSCHED_BENCH_FIB_LACE_H
 #define XSCHED_BENCH_FIB_LACE_H
