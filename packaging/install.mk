@@ -18,8 +18,10 @@
 #                        finds it relative to itself, a path compiled in)
 #                        and an explicit LD_LIBRARY_PATH reach it, so other
 #                        OpenMP programs keep gcc's libgomp.
-#   $(INCLUDEDIR)        xsched.h, xsched/abi.h, xsched/stats_page.h,
-#                        xsched/task_inline.h, xsched/task_typed.h
+#   $(INCLUDEDIR)        xsched.h, xsched/abi.h, xsched/abi_pread.h,
+#                        xsched/stats_page.h, xsched/stats_page_file.h,
+#                        xsched/proc_start.h, xsched/task_inline.h,
+#                        xsched/task_typed.h
 #                        (xsched/cuda.h with libxsched-cuda.so)
 #   $(BINDIR)            xsched-run, xsched-top, xsched-trace, xsched-options
 #   $(SBINDIR)           xschedd
@@ -78,7 +80,7 @@ $(O)/.install-paths: FORCE
 # tools-y: the benchmarks' helpers (xschedd-bench) stay in the tree.
 XS_INST_TOOLS := $(filter-out $(O)/xschedd-bench,$(tool-programs))
 XS_INST_HEADERS := include/xsched.h include/xsched/abi.h include/xsched/stats_page.h \
-	include/xsched/proc_start.h \
+	include/xsched/abi_pread.h include/xsched/stats_page_file.h include/xsched/proc_start.h \
 	include/xsched/task_inline.h include/xsched/task_typed.h
 XS_INST_CUDA := $(if $(filter $(XS_CUDA_SO),$(XS_CUDA_ALL)),$(XS_CUDA_SO))
 XS_INST_DAEMON := $(if $(XS_DAEMON_SKIP_WHY),,$(XS_DAEMON_BIN))

@@ -47,7 +47,8 @@ result $((rc == 0)) "make install DESTDIR=... succeeds" "$(tail -n 20 "$tmp/inst
 		"$libdir/libxsched.so" "$libdir/libxsched.a" "$libdir/pkgconfig/xsched.pc" \
 		"$libdir/xsched/libxsched-gomp.so.1" "$libdir/xsched/libgomp.so.1" \
 		"$prefix/include/xsched.h" "$prefix/include/xsched/abi.h" \
-		"$prefix/include/xsched/proc_start.h" \
+		"$prefix/include/xsched/proc_start.h" "$prefix/include/xsched/abi_pread.h" \
+		"$prefix/include/xsched/stats_page_file.h" \
 		"$prefix/include/xsched/stats_page.h" "$prefix/include/xsched/task_inline.h" \
 		"$prefix/include/xsched/task_typed.h"
 	for t in xsched-run xsched-top xsched-trace xsched-options xsched-affinity; do

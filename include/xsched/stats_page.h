@@ -21,7 +21,9 @@
  *    grows, so a reader's relaxed snapshot is a mix of two neighbouring
  *    publications at worst, never a torn value. `generation` is stored
  *    last with release: a reader that loads it with acquire first sees at
- *    least the counters of that publication.
+ *    least the counters of that publication (xs_stats_page_copy() here,
+ *    xs_stats_page_published() in xsched/stats_page_file.h, which also
+ *    creates and removes the file for both writers).
  *  - An MPI rank under libxsched-mpi publishes a page of its own
  *    (XS_STATS_F_MPI, runtime_id XS_STATS_MPI_RUNTIME_ID, one worker: the
  *    thread that called MPI_Init), by the same rules: the mpi_* fields
@@ -186,6 +188,30 @@ static inline int xs_stats_check_layout(const struct xs_stats_header *h, __u64 s
 
 /* Relaxed load of a page field written by the publisher thread. */
 #define xs_stats_load(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+
+/*
+ * A reader's copy of a mapped page of @size bytes (a multiple of 8) into
+ * private memory @dst, the one copy it then checks and uses. Generation
+ * first, with acquire: pairs with the release store of it in
+ * xs_stats_page_published() (xsched/stats_page_file.h), so the copy holds
+ * at least that publication's fields; then every 64-bit word relaxed (the
+ * publisher's single stores: a mix of two neighbouring publications at
+ * worst, never a torn word); the copy's generation is the one loaded
+ * first. Another user may truncate the file under the mapping: a reader
+ * that maps others' pages runs this where a SIGBUS is caught
+ * (tools/xsched-top/guard.c).
+ */
+static inline void xs_stats_page_copy(void *dst, const void *map, __u64 size)
+{
+	const __u64 *src = (const __u64 *)map;
+	__u64 *out = (__u64 *)dst;
+	__u64 gen = __atomic_load_n(&((const struct xs_stats_header *)map)->generation,
+				    __ATOMIC_ACQUIRE);
+
+	for (__u64 k = 0; k < size / sizeof(__u64); k++)
+		out[k] = xs_stats_load(&src[k]);
+	((struct xs_stats_header *)dst)->generation = gen;
+}
 
 static inline const struct xs_stats_worker *xs_stats_worker_at(const struct xs_stats_header *h,
 							       __u32 i)

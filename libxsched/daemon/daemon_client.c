@@ -109,6 +109,22 @@ int xs_daemon_client_create(struct xs_runtime *rt)
 	return 0;
 }
 
+/* Give connection @c the workers' threads, publish it to the thieves and
+ * start (or keep) the tick that polls it; a registration the daemon
+ * refuses drops @c, and the runtime goes on with its own tables. */
+static void xs_daemon_client_adopt(struct xs_runtime *rt, struct xs_daemon_client *dc,
+				   struct xs_daemon_conn *c)
+{
+	if (xs_daemon_register(rt, dc, c)) {
+		xs_daemon_conn_free(c);
+		return;
+	}
+	xs_daemon_busy_take(dc);
+	xs_daemon_conn_publish(dc, rt, c);
+	xs_daemon_busy_drop(dc);
+	xs_daemon_tick_start(rt);
+}
+
 void xs_daemon_client_start(struct xs_runtime *rt)
 {
 	struct xs_daemon_client *dc = rt->daemon;
@@ -121,14 +137,7 @@ void xs_daemon_client_start(struct xs_runtime *rt)
 	dc->pending = NULL;
 	if (!c)
 		return;
-	if (xs_daemon_register(rt, dc, c)) {
-		xs_daemon_conn_free(c);
-		return;
-	}
-	xs_daemon_busy_take(dc);
-	xs_daemon_conn_publish(dc, rt, c);
-	xs_daemon_busy_drop(dc);
-	xs_daemon_tick_start(rt);
+	xs_daemon_client_adopt(rt, dc, c);
 }
 
 void xs_daemon_client_job_start(struct xs_runtime *rt, uint64_t now)
@@ -184,14 +193,7 @@ void xs_daemon_client_job_start(struct xs_runtime *rt, uint64_t now)
 		close(old->fd);
 		old->fd = -1;
 	}
-	if (xs_daemon_register(rt, dc, c)) {
-		xs_daemon_conn_free(c);
-		return;
-	}
-	xs_daemon_busy_take(dc);
-	xs_daemon_conn_publish(dc, rt, c);
-	xs_daemon_busy_drop(dc);
-	xs_daemon_tick_start(rt);
+	xs_daemon_client_adopt(rt, dc, c);
 }
 
 void xs_daemon_client_destroy(struct xs_runtime *rt)

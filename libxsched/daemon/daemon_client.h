@@ -32,7 +32,7 @@
  * (xs_victim_table_check) before they are adopted. The state file is never
  * mapped: whoever runs the daemon can shrink it, and a load from a mapped
  * page past its new end is a SIGBUS. It is copied with pread() under the
- * seqlock (xs_daemon_state_begin/retry), and only the copy is looked at. A
+ * seqlock (xsched/abi_pread.h), and only the copy is looked at. A
  * worker-state array that is a regular file (degraded mode) is copied the
  * same way at every poll into private memory that thieves read; only a
  * BPF map's, which cannot shrink, is mapped.
@@ -54,6 +54,7 @@
 #include <stdint.h>
 
 #include "xsched/abi.h"
+#include "xsched/abi_pread.h"
 #include "base/atomics.h"
 #include "base/clock.h"
 #include "core/rescue.h"
@@ -210,23 +211,12 @@ int xs_daemon_info(struct xs_runtime *rt, struct xs_daemon_info *info);
 void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool force);
 
 /*
- * Reading the state file, step by step (connect, then every poll); the
- * real code and tests/fuzz/daemon-state.c call these. The seqlock's read
- * side over pread() of descriptor @fd: begin (0 and the even sequence, or
- * -EAGAIN while a write is in progress, -EBADMSG for a file too short),
- * retry (whether the sequence moved since), and how long to keep trying
- * (XS_ABI_READ_WAIT_NS from @start_ns, pausing after XS_ABI_READ_RETRIES
- * tries). A consistent copy of the header or -EAGAIN (torn until the
- * time was up), -EBADMSG (the file shrank); the checks of a new
- * connection's state; the row buffers for it; its victim rows as a table
- * of ours (or NULL, *@err = 0 unchanged, -EAGAIN, -EBADMSG, -ENOMEM).
+ * Reading the state file (connect, then every poll): with pread() under
+ * its seqlock, by xsched/abi_pread.h, the one reader that libxsched,
+ * libxsched-mpi and xsched-top share; tests/fuzz/daemon-state.c calls it
+ * as the real code does.
  */
 struct xs_victim_table;
-int xs_daemon_pread(int fd, void *buf, size_t len, uint64_t off);
-int xs_daemon_state_begin(int fd, uint64_t *seq);
-bool xs_daemon_state_retry(int fd, uint64_t seq);
-bool xs_daemon_read_wait(uint64_t start_ns, int tries);
-int xs_daemon_read_header(int fd, struct xs_abi_header *copy);
 
 /*
  * A HELLO to the daemon serving runtime directory @dir: connect (send and
@@ -249,8 +239,6 @@ struct xs_daemon_hello {
 int xs_daemon_hello(const char *dir, long timeout_us, struct xs_daemon_hello *h,
 		    const char **why);
 void xs_daemon_hello_close(struct xs_daemon_hello *h);
-/* How old a heartbeat may be for a daemon ticking every @tick_ns. */
-uint64_t xs_daemon_max_age(uint64_t tick_ns);
 
 /*
  * This process's CPU share (daemon_share.c; xschedd's arbitration, struct
@@ -288,6 +276,9 @@ uint32_t xs_daemon_share(struct xs_cpu_share *out);
 void xs_daemon_share_reset(void);
 /* libgomp's dyn-var rule: @ncpus less @loadavg + 0.1, at least 1. */
 uint32_t xs_share_loadavg_rule(uint32_t ncpus, double loadavg);
+/* daemon_state.c: the checks of a new connection's state; the row buffers
+ * for it; its victim rows as a table of ours (or NULL, *@err = 0
+ * unchanged, -EAGAIN, -EBADMSG, -ENOMEM). */
 int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
 			 uint32_t nslots);
 int xs_daemon_rows_alloc(struct xs_daemon_client *dc, const struct xs_runtime *rt,

@@ -52,7 +52,7 @@ static void xs_daemon_workers_refresh(struct xs_daemon_conn *c)
 
 		if (s == UINT32_MAX)
 			continue;
-		if (xs_daemon_pread(c->workers_fd, &in, sizeof(in), (uint64_t)s * sizeof(in)))
+		if (xs_abi_pread(c->workers_fd, &in, sizeof(in), (uint64_t)s * sizeof(in)))
 			memset(&in, 0, sizeof(in));
 		out = &c->workers_copy[s];
 		xs_plain_store_relaxed(&out->state, in.state);
@@ -88,7 +88,7 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 	 * (daemon_tick.c): at worst one late or early poll. A torn or invalid
 	 * state is looked at again soon, a good one after a tick (below). */
 	xs_store_relaxed(&dc->next_poll_ns, now + XS_DAEMON_POLL_MIN_NS);
-	ret = xs_daemon_read_header(c->state_fd, &hc);
+	ret = xs_abi_pread_header(c->state_fd, &hc);
 	if (ret == -EAGAIN) {
 		/* Torn for XS_ABI_READ_WAIT_NS: a writer that died mid-write.
 		 * Relaxed: a poll time (above); looked at again
@@ -111,7 +111,7 @@ void xs_daemon_poll(struct xs_daemon_client *dc, struct xs_runtime *rt, bool for
 		/* Relaxed: a poll time (above). */
 		xs_store_relaxed(&dc->next_poll_ns, now + poll_ns);
 	}
-	if (!xs_abi_fresh(hc.heartbeat_ns, hc.flags, now, xs_daemon_max_age(hc.tick_ns))) {
+	if (!xs_abi_fresh(hc.heartbeat_ns, hc.flags, now, xs_abi_max_age(hc.tick_ns))) {
 		ret = hc.flags & XS_ABI_F_EXITED ? -ESHUTDOWN : -ESTALE;
 		goto reject;
 	}

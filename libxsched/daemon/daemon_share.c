@@ -113,7 +113,7 @@ static int xs_share_connect(void)
 	ret = xs_daemon_hello(xs_share.dir, 500000, &h, &why);
 	if (ret)
 		return ret;
-	ret = xs_daemon_read_header(h.state_fd, &hc);
+	ret = xs_abi_pread_header(h.state_fd, &hc);
 	if (!ret)
 		ret = xs_abi_check_layout(&hc, h.state_size);
 	if (!ret && hc.nslots != h.reply.nslots)
@@ -146,90 +146,105 @@ static void xs_share_say(int why, const char *what)
 		xs_share.dir, what, strerror(-why));
 }
 
+/* One read section of xs_share_read(): the header, checked, and this
+ * process's entry (xs_abi_pread_copy() calls it until the copy held). */
+struct xs_share_copy {
+	const void *layout;           /* the layout lines at connect */
+	size_t size;                  /* the state file's size at connect */
+	uint32_t pid;
+	struct xs_abi_header hc;
+	struct xs_abi_share mine;
+	bool found;
+	const char *what;             /* what is wrong with the copy, NULL: nothing */
+};
+
+static int xs_share_copy(int fd, void *arg)
+{
+	struct xs_share_copy *sc = arg;
+	struct xs_abi_header *hc = &sc->hc;
+	struct xs_abi_share batch[64];
+	int ret;
+
+	sc->found = false;
+	sc->what = NULL;
+	ret = xs_abi_pread(fd, hc, sizeof(*hc), 0);
+	if (ret)
+		return ret;
+	/* Everything below is checked on the copy hc, never read again from
+	 * the file; the checks of a copy that turns out torn are thrown away
+	 * with it. */
+	if (memcmp(hc, sc->layout, 2 * XS_ABI_CACHE_LINE) || xs_abi_check_layout(hc, sc->size))
+		sc->what = "its layout changed";
+	else if (hc->share_count > hc->nshares)
+		sc->what = "share_count exceeds nshares";
+	else if (!hc->share_cpus || hc->share_cpus > hc->ncpus ||
+		 hc->share_active > hc->share_count)
+		sc->what = "share_cpus or share_active out of range";
+	/* The entries in use, a batch at a time (share_count, checked above,
+	 * bounds them inside the layout). */
+	for (uint32_t i = 0; !sc->what && !sc->found && i < hc->share_count;) {
+		uint32_t k = hc->share_count - i < 64 ? hc->share_count - i : 64;
+
+		ret = xs_abi_pread(fd, batch, k * sizeof(*batch),
+				   hc->share_off + (uint64_t)i * sizeof(*batch));
+		if (ret)
+			return ret;
+		for (uint32_t j = 0; j < k && !sc->found; j++) {
+			sc->mine = batch[j];
+			sc->found = sc->mine.pid == sc->pid;
+		}
+		i += k;
+	}
+	return 0;
+}
+
 /* daemon_client.h */
 int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *out,
 		  const char **what)
 {
-	struct xs_abi_share mine = { 0 }, batch[64];
-	struct xs_abi_header hc;
-	uint32_t pid = (uint32_t)getpid();
-	uint64_t start = xs_now_ns();
-	bool found;
+	struct xs_share_copy sc = { .layout = layout, .size = size, .pid = (uint32_t)getpid() };
+	int ret = xs_abi_pread_copy(fd, xs_share_copy, &sc, NULL);
 
-	for (int tries = 0;; tries++) {
-		uint64_t seq;
-		int ret = xs_daemon_state_begin(fd, &seq);
-
-		found = false;
-		*what = NULL;
-		if (!ret)
-			ret = xs_daemon_pread(fd, &hc, sizeof(hc), 0);
-		/* Everything below is checked on the copy hc, never read again
-		 * from the file; the checks of a copy that turns out torn are
-		 * thrown away with it. */
-		if (!ret) {
-			if (memcmp(&hc, layout, 2 * XS_ABI_CACHE_LINE) ||
-			    xs_abi_check_layout(&hc, size))
-				*what = "its layout changed";
-			else if (hc.share_count > hc.nshares)
-				*what = "share_count exceeds nshares";
-			else if (!hc.share_cpus || hc.share_cpus > hc.ncpus ||
-				 hc.share_active > hc.share_count)
-				*what = "share_cpus or share_active out of range";
-		}
-		/* The entries in use, a batch at a time (share_count, checked
-		 * above, bounds them inside the layout). */
-		for (uint32_t i = 0; !ret && !*what && !found && i < hc.share_count;) {
-			uint32_t k = hc.share_count - i < 64 ? hc.share_count - i : 64;
-
-			ret = xs_daemon_pread(fd, batch, k * sizeof(*batch),
-					      hc.share_off + (uint64_t)i * sizeof(*batch));
-			for (uint32_t j = 0; !ret && j < k && !found; j++) {
-				mine = batch[j];
-				found = mine.pid == pid;
-			}
-			i += k;
-		}
-		if (ret == -EBADMSG) {
-			*what = "shorter than its layout (truncated)";
-			return -EBADMSG;
-		}
-		if (ret && ret != -EAGAIN) {
-			*what = "cannot be read";
-			return ret;
-		}
-		if (!ret && !xs_daemon_state_retry(fd, seq))
-			break;
-		/* A daemon descheduled mid-write is waited for (abi.h). */
-		if (!xs_daemon_read_wait(start, tries)) {
-			*what = "torn: its seqlock never settled";
-			return -EAGAIN;
-		}
+	*what = NULL;
+	if (ret == -EBADMSG) {
+		*what = "shorter than its layout (truncated)";
+		return -EBADMSG;
 	}
+	if (ret == -EAGAIN) {
+		/* A daemon descheduled mid-write was waited for (abi.h). */
+		*what = "torn: its seqlock never settled";
+		return -EAGAIN;
+	}
+	if (ret) {
+		*what = "cannot be read";
+		return ret;
+	}
+	*what = sc.what;
 	if (*what)
 		return -EBADMSG;
-	if (!xs_abi_fresh(hc.heartbeat_ns, hc.flags, xs_now_ns(),
-			  xs_daemon_max_age(hc.tick_ns)))
-		return hc.flags & XS_ABI_F_EXITED ? -ESHUTDOWN : -ESTALE;
-	if (found && mine.cpus > hc.share_cpus) {
+	if (!xs_abi_fresh(sc.hc.heartbeat_ns, sc.hc.flags, xs_now_ns(),
+			  xs_abi_max_age(sc.hc.tick_ns)))
+		return sc.hc.flags & XS_ABI_F_EXITED ? -ESHUTDOWN : -ESTALE;
+	if (sc.found && sc.mine.cpus > sc.hc.share_cpus) {
 		*what = "a share larger than share_cpus";
 		return -EBADMSG;
 	}
 	out->err = 0;
-	out->share_cpus = hc.share_cpus;
-	out->active = hc.share_active;
-	if (found && mine.cpus) {
+	out->share_cpus = sc.hc.share_cpus;
+	out->active = sc.hc.share_active;
+	if (sc.found && sc.mine.cpus) {
 		out->source = XS_SHARE_DAEMON;
-		out->cpus = mine.cpus;
+		out->cpus = sc.mine.cpus;
 	} else {
 		/* Not counted now (new, or idle until now): a part as if every
 		 * process listed were about to run too, until the next tick
 		 * counts it. Programs started together are idle together just
 		 * before: counting only the active ones, each would take all. */
-		uint32_t others = hc.share_count - (found ? 1 : 0);
+		uint32_t others = sc.hc.share_count - (sc.found ? 1 : 0);
 
 		out->source = XS_SHARE_NEWCOMER;
-		out->cpus = hc.share_cpus / ((others > hc.share_active ? others : hc.share_active) + 1);
+		out->cpus = sc.hc.share_cpus /
+			    ((others > sc.hc.share_active ? others : sc.hc.share_active) + 1);
 		if (!out->cpus)
 			out->cpus = 1;
 	}
@@ -302,7 +317,7 @@ uint32_t xs_daemon_share(struct xs_cpu_share *out)
 			for (;;) {
 				uint64_t gen;
 
-				if (xs_daemon_pread(xs_share.state_fd, &gen, sizeof(gen),
+				if (xs_abi_pread(xs_share.state_fd, &gen, sizeof(gen),
 						    offsetof(struct xs_abi_header, generation)) ||
 				    gen >= want || xs_now_ns() >= end)
 					break;

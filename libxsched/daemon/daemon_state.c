@@ -7,9 +7,10 @@
  * at afterwards; nothing is read twice from the file (a second read could
  * differ from what was checked). The state file is never mapped: whoever
  * runs the daemon can shrink it, and a load from a mapped page past its
- * new end is a SIGBUS, where pread() gives a short read (-EBADMSG). This
- * file calls no other of the client's files: every reader of the daemon
- * (the runtimes' poll, daemon_share.c, tests/fuzz) goes through it.
+ * new end is a SIGBUS, where pread() gives a short read (-EBADMSG). The
+ * seqlock's read side over pread() is xsched/abi_pread.h, shared with
+ * libxsched-mpi and xsched-top; this file holds the client's checks of
+ * what it copied, and calls no other of the client's files.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,108 +22,6 @@
 #include "core/runtime.h"
 #include "topo/topology.h"
 
-/* Staleness: four ticks without a heartbeat, at least 100 ms (a daemon
- * delayed on a loaded machine is not dead), at most 2 s. */
-#define XS_DAEMON_AGE_MIN_NS 100000000ull
-#define XS_DAEMON_AGE_MAX_NS 2000000000ull
-
-/* ---- the state under its seqlock ---- */
-
-/*
- * The state file is read with pread() only (the rule above): a
- * file that shrank gives a short read, -EBADMSG, where a mapping would
- * give SIGBUS. The seqlock (abi.h) works the same over pread(): the
- * sequence, an acquire fence, the copy, an acquire fence, the sequence
- * again. pread()'s copy is not one 64-bit load, but every write section
- * moves the sequence's low byte by 2, so a copy of it that mixes bytes
- * of neighbouring values never matches an earlier one unless 128 write
- * sections pass during one 8-byte copy.
- */
-int xs_daemon_pread(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EBADMSG; /* shorter than its layout: truncated */
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-int xs_daemon_state_begin(int fd, uint64_t *seq)
-{
-	int ret = xs_daemon_pread(fd, seq, sizeof(*seq), offsetof(struct xs_abi_header, seq));
-
-	/* Acquire fence: pairs with the release in xs_abi_write_end(); the
-	 * copy after it sees everything written before seq became even. */
-	xs_fence_acquire();
-	if (ret)
-		return ret;
-	return *seq & 1 ? -EAGAIN : 0;
-}
-
-bool xs_daemon_state_retry(int fd, uint64_t seq)
-{
-	uint64_t now;
-
-	/* Acquire fence: orders the copy's loads (pread's) before the
-	 * sequence's second load; pairs with the release fence in
-	 * xs_abi_write_begin(). */
-	xs_fence_acquire();
-	return (seq & 1) ||
-	       xs_daemon_pread(fd, &now, sizeof(now), offsetof(struct xs_abi_header, seq)) ||
-	       now != seq;
-}
-
-bool xs_daemon_read_wait(uint64_t start_ns, int tries)
-{
-	if (xs_now_ns() - start_ns > XS_ABI_READ_WAIT_NS)
-		return false; /* a writer that died mid-write, or one stopped */
-	if (tries >= XS_ABI_READ_RETRIES) {
-		/* Descheduled mid-write: give it a CPU, do not spin. */
-		struct timespec ts = { 0, 50000 };
-
-		nanosleep(&ts, NULL);
-	}
-	return true;
-}
-
-/* A consistent copy of the header, -EAGAIN when it stayed torn for
- * XS_ABI_READ_WAIT_NS (a writer that died mid-write leaves seq odd), or
- * -EBADMSG (shorter than a header), -errno. */
-int xs_daemon_read_header(int fd, struct xs_abi_header *copy)
-{
-	uint64_t start = xs_now_ns(), seq;
-
-	for (int tries = 0;; tries++) {
-		int ret = xs_daemon_state_begin(fd, &seq);
-
-		if (!ret)
-			ret = xs_daemon_pread(fd, copy, sizeof(*copy), 0);
-		if (ret && ret != -EAGAIN)
-			return ret;
-		if (!ret && !xs_daemon_state_retry(fd, seq)) {
-			copy->seq = seq;
-			return 0;
-		}
-		if (!xs_daemon_read_wait(start, tries))
-			return -EAGAIN;
-	}
-}
-
-uint64_t xs_daemon_max_age(uint64_t tick_ns)
-{
-	uint64_t age = tick_ns > XS_DAEMON_AGE_MAX_NS / 4 ? XS_DAEMON_AGE_MAX_NS : 4 * tick_ns;
-
-	return age < XS_DAEMON_AGE_MIN_NS ? XS_DAEMON_AGE_MIN_NS : age;
-}
 
 /* ---- a new connection's state: its layout and CPUs ---- */
 
@@ -147,7 +46,7 @@ static int xs_daemon_conn_map_cpus(struct xs_daemon_conn *c, const struct xs_run
 	}
 	/* Written once before the file was published: a copy, no seqlock; a
 	 * value that is out of range or repeated is rejected below. */
-	ret = xs_daemon_pread(c->state_fd, cpus, c->ncpus * sizeof(*cpus), hc->cpu_off);
+	ret = xs_abi_pread(c->state_fd, cpus, c->ncpus * sizeof(*cpus), hc->cpu_off);
 	if (ret) {
 		free(daemon_of);
 		free(cpus);
@@ -193,8 +92,8 @@ int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
 	int ret;
 
 	/* A daemon preempted inside a publication (seqlock odd) is waited
-	 * for, XS_ABI_READ_WAIT_NS at most (xs_daemon_read_header()). */
-	ret = xs_daemon_read_header(c->state_fd, &hc);
+	 * for, XS_ABI_READ_WAIT_NS at most (xs_abi_pread_header()). */
+	ret = xs_abi_pread_header(c->state_fd, &hc);
 	if (!ret)
 		ret = xs_abi_check_layout(&hc, c->state_size);
 	if (!ret && (hc.ncpus > XS_MAX_CPUS || hc.nslots != nslots))
@@ -204,7 +103,7 @@ int xs_daemon_conn_state(struct xs_daemon_conn *c, const struct xs_runtime *rt,
 	memcpy(c->layout, &hc, sizeof(c->layout));
 	c->ncpus = hc.ncpus;
 	c->nslots = hc.nslots;
-	c->max_age_ns = xs_daemon_max_age(hc.tick_ns);
+	c->max_age_ns = xs_abi_max_age(hc.tick_ns);
 	return xs_daemon_conn_map_cpus(c, rt, &hc);
 }
 
@@ -228,24 +127,25 @@ struct xs_victim_table *xs_daemon_rows(struct xs_daemon_client *dc, const struct
 	uint64_t start = xs_now_ns();
 
 	/* The rows of our CPUs, copied under the sequence @seq of the header
-	 * copy @hc (pread: a file that shrank is -EBADMSG, not SIGBUS). */
+	 * copy @hc (pread: a file that shrank is -EBADMSG, not SIGBUS): the
+	 * read section of xs_abi_pread_copy(), begun by the header's. */
 	for (int tries = 0;; tries++) {
 		int ret = 0;
 
 		for (uint32_t r = 0; r < n && !ret; r++)
-			ret = xs_daemon_pread(c->state_fd, dc->scratch + (size_t)r * dlen, row,
-					      hc->victim_off + (uint64_t)c->daemon_of[r] * row);
+			ret = xs_abi_pread(c->state_fd, dc->scratch + (size_t)r * dlen, row,
+					   hc->victim_off + (uint64_t)c->daemon_of[r] * row);
 		if (ret && ret != -EAGAIN) {
 			*err = ret;
 			return NULL;
 		}
-		if (!ret && !xs_daemon_state_retry(c->state_fd, seq))
+		if (!ret && !xs_abi_pread_retry(c->state_fd, seq))
 			break;
-		if (!xs_daemon_read_wait(start, tries)) {
+		if (!xs_abi_pread_wait(start, tries)) {
 			*err = -EAGAIN;
 			return NULL;
 		}
-		ret = xs_daemon_state_begin(c->state_fd, &seq);
+		ret = xs_abi_pread_begin(c->state_fd, &seq);
 		if (ret && ret != -EAGAIN) {
 			*err = ret;
 			return NULL;

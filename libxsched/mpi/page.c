@@ -16,11 +16,13 @@
  * CPUs others lent that the daemon's division gave this rank, which is
  * what the JSON summary's borrowed_cpu_s reports. Every
  * XS_MPI_PAGE_PERIOD_NS it publishes the rank's times (account.c,
- * lend.c) and the borrowing. The state file is read with pread, never
- * mapped (a file that shrinks cannot fault this process), and nothing in
- * it is trusted: the header is copied and its layout checked, the shares
- * are copied under the seqlock and used only when the sequence did not
- * move, a borrowed count above the entry's CPUs is ignored.
+ * lend.c) and the borrowing. The state file is read as every reader
+ * reads it (include/xsched/abi_pread.h: pread, never mapped, so a file
+ * that shrinks cannot fault this process), and nothing in it is trusted:
+ * the header is copied and its layout checked, the shares are copied
+ * under the seqlock and used only when the sequence did not move, a
+ * borrowed count above the entry's CPUs is ignored. The page is made and
+ * published as libxsched's are (include/xsched/stats_page_file.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,33 +32,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <xsched/abi.h>
-#include <xsched/proc_start.h>
+#include <xsched/abi_pread.h>
 #include <xsched/stats_page.h>
+#include <xsched/stats_page_file.h>
 
 #include "mpi_int.h"
 
 #define XS_MPI_PAGE_PERIOD_NS 100000000ull /* publications: as libxsched's pages */
 #define XS_MPI_SAMPLE_MIN_NS 1000000ull     /* the fastest sampling, whatever the tick */
 #define XS_MPI_SHARES_MAX 65536u            /* entries read from a state, at most */
-#define XS_MPI_AGE_MIN_NS 100000000ull      /* a state this old is fresh ... */
-#define XS_MPI_AGE_MAX_NS 2000000000ull     /* ... up to this, by its tick */
 
 /*
- * The page and its sampler. Invariant: h, size and path are written by
+ * The page and its sampler. Invariant: file is written by
  * xs_mpi_page_start() before the thread is created and read-only until
- * xs_mpi_page_stop() has joined it; every store into *h after creation is
- * the sampler's (single writer, relaxed, generation last with release).
+ * xs_mpi_page_stop() has joined it; every store into *file.h after
+ * creation is the sampler's (single writer, relaxed, generation last with
+ * release).
  */
 static struct {
-	struct xs_stats_header *h;
-	size_t size;
-	char path[4200];
-	pid_t pid;             /* the process that created it */
+	struct xs_stats_page_file file;
 	pthread_t thread;
 	bool started;
 	pthread_mutex_t lock;  /* guards stop, with cond */
@@ -67,6 +65,7 @@ static struct {
 	char state_path[4200];
 	struct xs_abi_share *shares;
 	uint32_t shares_cap;
+	uint32_t shares_count; /* in the last copy */
 	uint64_t borrowed_ns;  /* CPU-ns borrowed, summed */
 	uint32_t borrowed;     /* at the last sample */
 	uint64_t sampled_at;
@@ -83,16 +82,45 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* One read section of sample_share() (xs_abi_pread_copy()): the header
+ * into @arg, its layout checked against the file, then the shares. */
+static int copy_shares(int fd, void *arg)
+{
+	struct xs_abi_header *h = arg;
+	uint32_t count;
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return -EBADMSG;
+	err = xs_abi_pread(fd, h, sizeof(*h), 0);
+	/* The copy's layout against the file: offsets and counts in it. */
+	if (!err)
+		err = xs_abi_check_layout(h, (uint64_t)st.st_size);
+	if (err)
+		return err;
+	count = h->share_count < h->nshares ? h->share_count : h->nshares;
+	count = count < XS_MPI_SHARES_MAX ? count : XS_MPI_SHARES_MAX;
+	if (count > pg.shares_cap) {
+		struct xs_abi_share *n = realloc(pg.shares, count * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		pg.shares = n;
+		pg.shares_cap = count;
+	}
+	pg.shares_count = count;
+	return xs_abi_pread(fd, pg.shares, count * sizeof(*pg.shares), h->share_off);
+}
+
 /*
  * One sample of this process's entry in xschedd's shares: 0 and *@borrowed,
  * or -errno (no daemon, a state not understood, torn for too long, stale).
  */
 static int sample_share(uint32_t *borrowed)
 {
-	struct xs_abi_header h, again;
-	uint32_t pid = (uint32_t)getpid(), count;
-	uint64_t age;
-	struct stat st;
+	struct xs_abi_header h;
+	uint32_t pid = (uint32_t)getpid();
 	int err;
 
 	if (pg.state_fd < 0) {
@@ -100,50 +128,18 @@ static int sample_share(uint32_t *borrowed)
 		if (pg.state_fd < 0)
 			return -errno;
 	}
-	for (int tries = 0;; tries++) {
-		if (fstat(pg.state_fd, &st) || !S_ISREG(st.st_mode) ||
-		    pread(pg.state_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
-			err = -EBADMSG;
-			goto reopen;
-		}
-		/* The copy's layout against the file: offsets and counts in it. */
-		err = xs_abi_check_layout(&h, (uint64_t)st.st_size);
-		if (err)
-			goto reopen;
-		count = h.share_count < h.nshares ? h.share_count : h.nshares;
-		count = count < XS_MPI_SHARES_MAX ? count : XS_MPI_SHARES_MAX;
-		if (count > pg.shares_cap) {
-			struct xs_abi_share *n = realloc(pg.shares, count * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			pg.shares = n;
-			pg.shares_cap = count;
-		}
-		if (pread(pg.state_fd, pg.shares, count * sizeof(*pg.shares), h.share_off) !=
-		    (ssize_t)(count * sizeof(*pg.shares)) ||
-		    pread(pg.state_fd, &again, sizeof(again), 0) != (ssize_t)sizeof(again)) {
-			err = -EBADMSG;
-			goto reopen;
-		}
-		/* The seqlock through pread: each pread is a copy the kernel
-		 * makes under the file's page, the header's sequence read
-		 * before and after the shares; odd or moved: torn, again. */
-		if (!(h.seq & 1) && h.seq == again.seq)
-			break;
-		if (tries >= XS_ABI_READ_RETRIES)
-			return -EAGAIN; /* the next sample tries again */
-	}
-	/* Fresh as libxsched's readers take it: 4 ticks, 100 ms to 2 s. */
-	age = h.tick_ns > XS_MPI_AGE_MAX_NS / 4 ? XS_MPI_AGE_MAX_NS : 4 * h.tick_ns;
-	if (!xs_abi_fresh(h.heartbeat_ns, h.flags, xs_now_ns(),
-			  age < XS_MPI_AGE_MIN_NS ? XS_MPI_AGE_MIN_NS : age)) {
+	err = xs_abi_pread_copy(pg.state_fd, copy_shares, &h, NULL);
+	if (err == -EAGAIN || err == -ENOMEM)
+		return err; /* the next sample tries again */
+	if (err)
+		goto reopen;
+	if (!xs_abi_fresh(h.heartbeat_ns, h.flags, xs_now_ns(), xs_abi_max_age(h.tick_ns))) {
 		err = -ESTALE; /* exited or stopped: a new daemon writes a new file */
 		goto reopen;
 	}
 	pg.tick_ns = h.tick_ns;
 	*borrowed = 0;
-	for (uint32_t i = 0; i < count; i++) {
+	for (uint32_t i = 0; i < pg.shares_count; i++) {
 		const struct xs_abi_share *e = &pg.shares[i];
 
 		/* A count the entry itself contradicts is not believed. */
@@ -172,12 +168,13 @@ static void sample(uint64_t now)
 	pg.borrowed = b;
 }
 
+/* A page field, stored by the sampler (the page's one writer). */
 #define page_store(p, v) xs_plain_store_relaxed((p), (v))
 
 /* Publish the rank's numbers at @now; never smaller than the last. */
 static void publish(uint64_t now)
 {
-	struct xs_stats_header *h = pg.h;
+	struct xs_stats_header *h = pg.file.h;
 	uint64_t elapsed, mpi, lent, lends;
 	uint32_t lent_now;
 
@@ -198,9 +195,7 @@ static void publish(uint64_t now)
 	page_store(&h->published_ns, now);
 	page_store(&h->flags, XS_STATS_F_MPI | (h->flags & XS_STATS_F_RUNTIME_DIR) |
 				      (pg.tick_ns ? XS_STATS_F_DAEMON : 0));
-	/* Release: a reader that loads generation with acquire sees this
-	 * publication's fields (stats_page.h). */
-	xs_plain_store_release(&h->generation, h->generation + 1);
+	xs_stats_page_published(h);
 }
 
 static void *sampler(void *arg)
@@ -240,78 +235,26 @@ static void warn(const char *what, int err)
 			"(XSCHED_MPI_PAGE=0 turns this off)\n", what, strerror(err));
 }
 
-/* The page under a temporary name in @dir, filled, renamed into place. */
-static int page_create(const char *dir, bool in_runtime_dir, int rank, int size,
-		       const char *job)
+/* The rank's part of its page (xs_stats_page_file_create()). */
+struct page_identity {
+	int rank, size;
+	const char *job;
+};
+
+static void page_fill(struct xs_stats_header *h, void *arg)
 {
-	char tmp[sizeof(pg.path) + 8];
-	struct xs_stats_header *h;
-	struct xs_stats_worker *w;
-	char comm[32] = "";
-	int fd, err = 0;
-	ssize_t n;
+	const struct page_identity *id = arg;
+	struct xs_stats_worker *w = (struct xs_stats_worker *)xs_stats_worker_at(h, 0);
 
-	pg.size = (size_t)xs_stats_page_size(1);
-	snprintf(pg.path, sizeof(pg.path), "%s/" XS_STATS_PREFIX "%d.%u", dir, (int)getpid(),
-		 XS_STATS_MPI_RUNTIME_ID);
-	snprintf(tmp, sizeof(tmp), "%s/.%s%d.%u.tmp", dir, XS_STATS_PREFIX, (int)getpid(),
-		 XS_STATS_MPI_RUNTIME_ID);
-	unlink(tmp); /* our pid's: a leftover of a process that had it before */
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0644) || ftruncate(fd, (off_t)pg.size)) {
-		err = -errno;
-		goto out;
-	}
-	h = mmap(NULL, pg.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED) {
-		err = -errno;
-		goto out;
-	}
-	h->magic = XS_STATS_MAGIC;
-	h->version = XS_STATS_VERSION;
-	h->header_size = sizeof(*h);
-	h->total_size = pg.size;
-	h->worker_off = sizeof(*h);
-	h->worker_size = sizeof(struct xs_stats_worker);
-	h->nworkers = 1;
-	h->pid = (__u32)getpid();
-	h->pid_start = xs_proc_start_time(0);
-	h->uid = (__u32)getuid();
-	h->runtime_id = XS_STATS_MPI_RUNTIME_ID;
-	h->nnodes = 1;
-	{
-		int cfd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-
-		n = cfd >= 0 ? read(cfd, comm, sizeof(comm) - 1) : -1;
-		if (cfd >= 0)
-			close(cfd);
-		comm[n > 0 ? n : 0] = '\0';
-		comm[strcspn(comm, "\n")] = '\0';
-		memcpy(h->comm, comm, strnlen(comm, sizeof(h->comm) - 1));
-	}
 	h->created_ns = xs_now_ns();
-	h->mpi_job = fnv1a(job);
-	h->mpi_rank = (__u32)rank;
-	h->mpi_size = (__u32)size;
-	memcpy(h->mpi_job_name, job, strnlen(job, XS_STATS_MPI_JOB_LEN));
-	h->period_ns = XS_MPI_PAGE_PERIOD_NS;
-	h->flags = XS_STATS_F_MPI | (in_runtime_dir ? XS_STATS_F_RUNTIME_DIR : 0);
-	w = (struct xs_stats_worker *)xs_stats_worker_at(h, 0);
+	h->nnodes = 1;
+	h->mpi_job = fnv1a(id->job);
+	h->mpi_rank = (__u32)id->rank;
+	h->mpi_size = (__u32)id->size;
+	memcpy(h->mpi_job_name, id->job, strnlen(id->job, XS_STATS_MPI_JOB_LEN));
+	h->flags |= XS_STATS_F_MPI;
 	w->tid = (__u32)gettid();
 	w->cpu = (__u32)sched_getcpu();
-	if (rename(tmp, pg.path)) {
-		err = -errno;
-		munmap(h, pg.size);
-		goto out;
-	}
-	pg.h = h;
-out:
-	close(fd);
-	if (err)
-		unlink(tmp);
-	return err;
 }
 
 /* A rank that exits without MPI_Finalize (a normal exit: a killed one
@@ -319,8 +262,7 @@ out:
  * after MPI_Init and exits does not remove its parent's. */
 static void page_atexit(void)
 {
-	if (pg.h && pg.pid == getpid())
-		unlink(pg.path);
+	xs_stats_page_file_unlink(&pg.file);
 }
 
 void xs_mpi_page_start(int rank, int size, const char *job)
@@ -328,8 +270,8 @@ void xs_mpi_page_start(int rank, int size, const char *job)
 	static bool atexit_set;
 
 	const char *dir = getenv("XSCHED_RUNTIME_DIR");
+	struct page_identity id = { rank, size, job };
 	sigset_t all, old;
-	bool in_rt;
 	int err;
 
 	if (!xs_mpi_opt(XS_MPI_OPT_PAGE))
@@ -342,13 +284,12 @@ void xs_mpi_page_start(int rank, int size, const char *job)
 	if (!dir || !*dir)
 		dir = XS_ABI_DEFAULT_RUNTIME_DIR;
 	snprintf(pg.state_path, sizeof(pg.state_path), "%s/" XS_ABI_STATE_FILE, dir);
-	in_rt = !access(pg.state_path, F_OK) && !access(dir, W_OK);
-	err = page_create(in_rt ? dir : XS_STATS_SHM_DIR, in_rt, rank, size, job);
+	err = xs_stats_page_file_create(&pg.file, dir, XS_STATS_MPI_RUNTIME_ID, 1,
+					XS_MPI_PAGE_PERIOD_NS, page_fill, &id);
 	if (err) {
-		warn(pg.path, -err);
+		warn(pg.file.path, -err);
 		return;
 	}
-	pg.pid = getpid();
 	if (!atexit_set)
 		atexit_set = !atexit(page_atexit);
 	/* The sampler takes no signal: they stay the program's threads'. */
@@ -358,9 +299,7 @@ void xs_mpi_page_start(int rank, int size, const char *job)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		warn("its thread", err);
-		unlink(pg.path);
-		munmap(pg.h, pg.size);
-		pg.h = NULL;
+		xs_stats_page_file_close(&pg.file);
 		return;
 	}
 	pthread_setname_np(pg.thread, "xsched-mpi");
@@ -379,9 +318,7 @@ uint64_t xs_mpi_page_stop(void)
 	pg.started = false;
 	/* The sampler's last interval, to MPI_Finalize's entry. */
 	sample(xs_now_ns());
-	unlink(pg.path);
-	munmap(pg.h, pg.size);
-	pg.h = NULL;
+	xs_stats_page_file_close(&pg.file);
 	if (pg.state_fd >= 0)
 		close(pg.state_fd);
 	pg.state_fd = -1;

@@ -4,22 +4,19 @@
  * why, include/xsched/stats_page.h the layout and the reader's rules).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
 #include "xsched/abi.h"
-#include "xsched/proc_start.h"
 #include "xsched/stats_page.h"
+#include "xsched/stats_page_file.h"
 #include "daemon/daemon_client.h"
 #include "core/runtime.h"
 #include "obs/stats_page.h"
@@ -36,10 +33,7 @@ _Static_assert(sizeof(struct xs_counters) == 15 * sizeof(xs_counter_t),
 	       "xs_stats_page_publish()");
 
 struct xs_stats_page {
-	struct xs_stats_header *h;     /* the shared mapping, read-write */
-	size_t size;
-	char path[4200];
-	pid_t pid;                      /* the process that created it */
+	struct xs_stats_page_file file; /* the shared mapping, its name */
 	pthread_t thread;
 	bool thread_started;
 	pthread_mutex_t lock;           /* guards stop, with cond */
@@ -56,32 +50,6 @@ static _Atomic uint32_t xs_stats_runtimes;
 /* Publisher-side store of a page field (single writer, relaxed). */
 #define xs_stats_store(p, v) xs_plain_store_relaxed((p), (v))
 
-static void xs_stats_comm(__u8 comm[16])
-{
-	char buf[32] = "";
-	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	memset(comm, 0, 16);
-	memcpy(comm, buf, strnlen(buf, 15));
-}
-
-/* The daemon's runtime directory when xschedd publishes there and we may
- * write it, else /dev/shm. */
-static const char *xs_stats_dir(const struct xs_runtime *rt, bool *in_runtime_dir)
-{
-	const char *dir = rt->opt.runtime_dir[0] ? rt->opt.runtime_dir : XS_ABI_DEFAULT_RUNTIME_DIR;
-	char state[sizeof(rt->opt.runtime_dir) + 16];
-
-	snprintf(state, sizeof(state), "%s/" XS_ABI_STATE_FILE, dir);
-	*in_runtime_dir = !access(state, F_OK) && !access(dir, W_OK);
-	return *in_runtime_dir ? dir : XS_STATS_SHM_DIR;
-}
-
 static void xs_stats_warn(const char *path, int err)
 {
 	static _Atomic int warned;
@@ -94,51 +62,17 @@ static void xs_stats_warn(const char *path, int err)
 		path, strerror(err));
 }
 
-/* Create, size, map and fill the page under a temporary name, then rename
- * it into place: a reader never sees a page whose layout is unwritten. */
-static int xs_stats_page_map(struct xs_runtime *rt, struct xs_stats_page *p, uint32_t id)
+/* The runtime's part of its page, before the page is renamed into place
+ * (xs_stats_page_file_create()). */
+static void xs_stats_page_fill(struct xs_stats_header *h, void *arg)
 {
-	char tmp[sizeof(p->path) + 8];
-	struct xs_stats_header *h;
-	bool in_rt_dir;
-	const char *dir = xs_stats_dir(rt, &in_rt_dir);
-	int fd, err = 0;
+	const struct xs_runtime *rt = arg;
 
-	p->size = (size_t)xs_stats_page_size(rt->nworkers);
-	snprintf(p->path, sizeof(p->path), "%s/" XS_STATS_PREFIX "%d.%u", dir, (int)p->pid, id);
-	snprintf(tmp, sizeof(tmp), "%s/.%s%d.%u.tmp", dir, XS_STATS_PREFIX, (int)p->pid, id);
-	unlink(tmp); /* our pid's: a leftover of a process that had it before */
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0644) || ftruncate(fd, (off_t)p->size)) {
-		err = -errno;
-		goto out;
-	}
-	h = mmap(NULL, p->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED) {
-		err = -errno;
-		goto out;
-	}
-	h->magic = XS_STATS_MAGIC;
-	h->version = XS_STATS_VERSION;
-	h->header_size = sizeof(*h);
-	h->total_size = p->size;
-	h->worker_off = sizeof(*h);
-	h->worker_size = sizeof(struct xs_stats_worker);
-	h->nworkers = rt->nworkers;
-	h->pid = (__u32)p->pid;
-	h->pid_start = xs_proc_start_time(0);
-	h->uid = (__u32)getuid();
-	h->runtime_id = id;
+	h->created_ns = xs_now_ns();
 	h->nnodes = rt->topo->nnodes;
 	h->queue_size = rt->queue_size;
-	xs_stats_comm(h->comm);
-	h->created_ns = xs_now_ns();
-	h->period_ns = XS_STATS_PERIOD_NS;
 	h->dlb = (__u32)rt->dlb.strategy;
 	h->push = (__u32)rt->dlb.push;
-	h->flags = in_rt_dir ? XS_STATS_F_RUNTIME_DIR : 0;
 	for (uint32_t i = 0; i < rt->nworkers; i++) {
 		struct xs_stats_worker *sw = (struct xs_stats_worker *)xs_stats_worker_at(h, i);
 		const struct xs_worker *w = rt->workers[i];
@@ -146,17 +80,6 @@ static int xs_stats_page_map(struct xs_runtime *rt, struct xs_stats_page *p, uin
 		sw->cpu = rt->topo->cpus[w->cpu_index].cpu;
 		sw->node = rt->topo->node_ids[w->node];
 	}
-	if (rename(tmp, p->path)) {
-		err = -errno;
-		munmap(h, p->size);
-		goto out;
-	}
-	p->h = h;
-out:
-	close(fd);
-	if (err)
-		unlink(tmp);
-	return err;
 }
 
 /*
@@ -186,7 +109,7 @@ static uint64_t xs_stats_queue_depth(const struct xs_runtime *rt, uint32_t i, bo
 /* One publication: every worker's counters, then the generation. */
 static void xs_stats_page_publish(struct xs_runtime *rt, struct xs_stats_page *p)
 {
-	struct xs_stats_header *h = p->h;
+	struct xs_stats_header *h = p->file.h;
 	uint64_t now = xs_now_ns();
 	bool all = (uint64_t)rt->nworkers * rt->nworkers * rt->queue_size <= XS_STATS_SCAN_BUDGET;
 
@@ -216,9 +139,7 @@ static void xs_stats_page_publish(struct xs_runtime *rt, struct xs_stats_page *p
 		xs_stats_store(&sw->queue_depth, xs_stats_queue_depth(rt, i, all));
 	}
 	xs_stats_store(&h->published_ns, now);
-	/* Release: the counters above before the generation; pairs with a
-	 * reader's acquire load of it (include/xsched/stats_page.h). */
-	xs_plain_store_release(&h->generation, h->generation + 1);
+	xs_stats_page_published(h);
 }
 
 static void *xs_stats_page_main(void *arg)
@@ -248,12 +169,9 @@ static void *xs_stats_page_main(void *arg)
  * A forked child inherits the list but not the pages: it removes nothing. */
 __attribute__((destructor)) static void xs_stats_page_atexit(void)
 {
-	pid_t self = getpid();
-
 	pthread_mutex_lock(&xs_stats_live_lock);
 	for (struct xs_stats_page *p = xs_stats_live; p; p = p->next)
-		if (p->pid == self)
-			unlink(p->path);
+		xs_stats_page_file_unlink(&p->file);
 	pthread_mutex_unlock(&xs_stats_live_lock);
 }
 
@@ -269,10 +187,12 @@ void xs_stats_page_create(struct xs_runtime *rt)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return;
-	p->pid = getpid();
-	err = xs_stats_page_map(rt, p, id);
+	err = xs_stats_page_file_create(&p->file,
+					rt->opt.runtime_dir[0] ? rt->opt.runtime_dir
+							       : XS_ABI_DEFAULT_RUNTIME_DIR,
+					id, rt->nworkers, XS_STATS_PERIOD_NS, xs_stats_page_fill, rt);
 	if (err) {
-		xs_stats_warn(p->path, -err);
+		xs_stats_warn(p->file.path, -err);
 		free(p);
 		return;
 	}
@@ -285,7 +205,7 @@ void xs_stats_page_create(struct xs_runtime *rt)
 		pthread_cond_init(&p->cond, &ca);
 		pthread_condattr_destroy(&ca);
 	}
-	xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(p->h, 0))->tid,
+	xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(p->file.h, 0))->tid,
 		       (__u32)xs_tid());
 	pthread_mutex_lock(&xs_stats_live_lock);
 	p->next = xs_stats_live;
@@ -299,7 +219,7 @@ void xs_stats_page_create(struct xs_runtime *rt)
 void xs_stats_page_thread(struct xs_runtime *rt, uint32_t id)
 {
 	if (rt->stats_page)
-		xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(rt->stats_page->h,
+		xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(rt->stats_page->file.h,
 									     id))->tid,
 			       (__u32)xs_tid());
 }
@@ -317,35 +237,37 @@ void xs_stats_page_start(struct xs_runtime *rt)
 	p->thread_started = !pthread_create(&p->thread, NULL, xs_stats_page_main, rt);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->thread_started)
-		xs_stats_warn(p->path, EAGAIN);
+		xs_stats_warn(p->file.path, EAGAIN);
 }
 
 void xs_stats_page_job(struct xs_runtime *rt, bool begin, uint64_t now)
 {
 	struct xs_stats_page *p = rt->stats_page;
 	struct xs_worker *w0 = rt->workers[0];
+	struct xs_stats_header *h;
 	uint32_t flags;
 
 	if (!p)
 		return;
+	h = p->file.h;
 	if (!begin) {
 		xs_idle_begin(&w0->idle, now);
 		/* Relaxed: these header fields have this one writer, the
 		 * thread that runs jobs; readers take them as they are. */
-		xs_stats_store(&p->h->flags, xs_stats_load(&p->h->flags) & ~XS_STATS_F_IN_JOB);
+		xs_stats_store(&h->flags, xs_stats_load(&h->flags) & ~XS_STATS_F_IN_JOB);
 		return;
 	}
 	xs_idle_end(&w0->idle, now);
-	flags = (xs_stats_load(&p->h->flags) & XS_STATS_F_RUNTIME_DIR) | XS_STATS_F_IN_JOB;
+	flags = (xs_stats_load(&h->flags) & XS_STATS_F_RUNTIME_DIR) | XS_STATS_F_IN_JOB;
 	/* Relaxed: conn is read as a fact for display, nothing is
 	 * dereferenced through it. */
 	if (rt->daemon && xs_load_relaxed(&rt->daemon->conn))
 		flags |= XS_STATS_F_DAEMON;
-	xs_stats_store(&p->h->flags, flags);
-	xs_stats_store(&p->h->jobs, xs_stats_load(&p->h->jobs) + 1);
-	xs_stats_store(&p->h->dlb, (__u32)rt->dlb.strategy);
-	xs_stats_store(&p->h->push, (__u32)rt->dlb.push);
-	xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(p->h, 0))->tid,
+	xs_stats_store(&h->flags, flags);
+	xs_stats_store(&h->jobs, xs_stats_load(&h->jobs) + 1);
+	xs_stats_store(&h->dlb, (__u32)rt->dlb.strategy);
+	xs_stats_store(&h->push, (__u32)rt->dlb.push);
+	xs_stats_store(&((struct xs_stats_worker *)xs_stats_worker_at(h, 0))->tid,
 		       (__u32)xs_tid());
 }
 
@@ -370,8 +292,7 @@ void xs_stats_page_destroy(struct xs_runtime *rt)
 	if (*pp)
 		*pp = p->next;
 	pthread_mutex_unlock(&xs_stats_live_lock);
-	unlink(p->path);
-	munmap(p->h, p->size);
+	xs_stats_page_file_close(&p->file);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 	free(p);

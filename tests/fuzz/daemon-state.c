@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out; /* xs_daemon_connect() refuses it before mapping */
 	/* The header read alone first: a torn header is -EAGAIN, which the
 	 * connect path would wait 10 ms for before giving up the same way. */
-	ret = xs_daemon_read_header(c.state_fd, &hc);
+	ret = xs_abi_pread_header(c.state_fd, &hc);
 	if (ret) {
 		FUZZ_CHECK(ret == -EAGAIN);
 		goto out;
@@ -92,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(c.ncpus >= 1 && c.nslots == nslots);
 	if (!c.daemon_of || xs_daemon_rows_alloc(&dc, &rt, &c))
 		goto out; /* worker state only, as in xs_daemon_poll() */
-	if (xs_daemon_read_header(c.state_fd, &hc))
+	if (xs_abi_pread_header(c.state_fd, &hc))
 		goto out;
 	vt = xs_daemon_rows(&dc, &rt, &c, &hc, hc.seq, &err);
 	if (vt) {

@@ -22,7 +22,7 @@
  *
  * The readers, each the real code: xsched-top's refresh (top_snap_take(),
  * its pages and its daemon state: mapped, copied under a SIGBUS guard),
- * the library's state reader (xs_daemon_read_header(), conn_state(),
+ * the library's state reader (xs_abi_pread_header(), conn_state(),
  * rows(): pread), and the drop-in's share reader (xs_share_read()).
  * Promises: no crash (no SIGBUS, no read outside a buffer), every error is
  * one the reader documents, an accepted share is in range, every process
@@ -194,7 +194,7 @@ static void read_library(void)
 	if (fstat(fd, &st) || (uint64_t)st.st_size < sizeof(hc))
 		goto out;
 	c.state_size = (size_t)st.st_size;
-	ret = xs_daemon_read_header(fd, &hc);
+	ret = xs_abi_pread_header(fd, &hc);
 	if (ret) {
 		FUZZ_CHECK(ret == -EAGAIN || ret == -EBADMSG);
 		goto out;
@@ -205,7 +205,7 @@ static void read_library(void)
 		goto out;
 	}
 	if (c.daemon_of && !xs_daemon_rows_alloc(&dc, &rt, &c) &&
-	    !xs_daemon_read_header(fd, &hc) && !memcmp(&hc, c.layout, sizeof(c.layout))) {
+	    !xs_abi_pread_header(fd, &hc) && !memcmp(&hc, c.layout, sizeof(c.layout))) {
 		vt = xs_daemon_rows(&dc, &rt, &c, &hc, hc.seq, &err);
 		if (vt) {
 			FUZZ_CHECK(xs_victim_table_check(vt) == 0);

@@ -1,25 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * daemon.c - xschedd's state, as xsched-top shows it: the state file
- * mapped read-only, a copy of its header checked with
- * xs_abi_check_layout(), the whole copied under the seqlock
- * (xs_abi_read_begin()/xs_abi_read_retry()) and under top_guard() (the
- * file may shrink meanwhile), and that copy checked again and used alone:
- * a torn, truncated, invalid or foreign state is "absent" with the
+ * daemon.c - xschedd's state, as xsched-top shows it: read as every
+ * reader reads it (xsched/abi_pread.h: pread(), never mapped, so a file
+ * that shrinks meanwhile is a short read, not a SIGBUS), a copy of its
+ * header checked with xs_abi_check_layout(), the whole copied under the
+ * seqlock (xs_abi_pread_copy()), and that copy checked again and used
+ * alone: a torn, truncated, invalid or foreign state is "absent" with the
  * reason, never a crash.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "xsched/abi_pread.h"
 
 #include "top.h"
 
-/* The largest state file we map (as libxsched's client). */
+/* The largest state file we read (as libxsched's client). */
 #define TOP_MAX_STATE (256ull << 20)
 
 static const char *const top_classes[] = { "smt", "llc", "node", "remote" };
@@ -37,40 +37,17 @@ static void top_daemon_absent(struct top_daemon *d, const char *fmt, const char 
 	snprintf(d->why, sizeof(d->why), fmt, a, b);
 }
 
-/* A state being copied out of its mapping, under top_guard(). */
+/* The whole state file: one read section of xs_abi_pread_copy(). */
 struct top_state_copy {
-	const struct xs_abi_header *map;
-	void *buf;              /* private, size bytes (or a header's) */
+	void *buf;              /* private, size bytes */
 	size_t size;
-	int torn;               /* the seqlock moved during the copy */
 };
 
-/* The header alone, to say what the file is before anything else. */
-static void top_state_header(void *arg)
+static int top_state_copy(int fd, void *arg)
 {
 	struct top_state_copy *sc = arg;
 
-	/* A plain copy: lines 0-1 are checked in the final copy again. */
-	memcpy(sc->buf, (const void *)sc->map, sizeof(struct xs_abi_header));
-}
-
-/* The whole file under the seqlock: torn unless seq held. */
-static void top_state_copy(void *arg)
-{
-	struct top_state_copy *sc = arg;
-	uint64_t seq = xs_abi_read_begin(sc->map);
-
-	/* Plain copy racing with the writer, thrown away unless seq held
-	 * (the seqlock's intended race, see xs_abi_read_retry()). */
-	memcpy(sc->buf, (const void *)sc->map, sc->size);
-	sc->torn = xs_abi_read_retry(sc->map, seq);
-}
-
-static void top_pause_50us(void)
-{
-	struct timespec ts = { 0, 50000 };
-
-	nanosleep(&ts, NULL);
+	return xs_abi_pread(fd, sc->buf, sc->size, 0);
 }
 
 /*
@@ -125,11 +102,10 @@ static void top_daemon_shares(struct top_snap *s, const struct xs_abi_header *h,
 void top_daemon_read(struct top_snap *s, const char *runtime_dir)
 {
 	struct top_daemon *d = &s->d;
-	struct top_state_copy sc = { .map = MAP_FAILED };
+	struct top_state_copy sc;
 	struct xs_abi_header *copy = NULL, hc;
 	char path[4200];
 	struct stat st;
-	uint64_t start;
 	int fd, err;
 
 	memset(d, 0, sizeof(*d));
@@ -145,14 +121,9 @@ void top_daemon_read(struct top_snap *s, const char *runtime_dir)
 		goto out;
 	}
 	sc.size = (size_t)st.st_size;
-	sc.map = mmap(NULL, sc.size, PROT_READ, MAP_SHARED, fd, 0);
-	if (sc.map == MAP_FAILED) {
-		top_daemon_absent(d, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	/* What the file is, from a copy of its header. */
-	sc.buf = &hc;
-	if (top_guard(top_state_header, &sc)) {
+	/* What the file is, from a copy of its header (a plain copy: lines
+	 * 0-1 are checked in the final copy again). */
+	if (xs_abi_pread(fd, &hc, sizeof(hc), 0)) {
 		top_daemon_absent(d, "%s: %s", path, "truncated while read");
 		goto out;
 	}
@@ -169,25 +140,17 @@ void top_daemon_read(struct top_snap *s, const char *runtime_dir)
 		goto out;
 	}
 	sc.buf = copy;
-	start = top_now_ns();
-	for (int tries = 0;; tries++) {
-		if (top_guard(top_state_copy, &sc)) {
-			top_daemon_absent(d, "%s: %s", path, "truncated while read");
-			goto out;
-		}
-		if (!sc.torn)
-			break;
-		/* A writer descheduled mid-write is waited for; one that
-		 * died mid-write (seq odd for good) is not (abi.h). */
-		if (top_now_ns() - start > XS_ABI_READ_WAIT_NS) {
-			top_daemon_absent(d, "%s: %s", path,
-					  "torn on every read (writer stopped mid-write?)");
-			goto out;
-		}
-		if (tries >= XS_ABI_READ_RETRIES)
-			top_pause_50us();
+	/* A writer descheduled mid-write is waited for; one that died
+	 * mid-write (seq odd for good) is not (abi_pread.h). */
+	err = xs_abi_pread_copy(fd, top_state_copy, &sc, NULL);
+	if (err) {
+		top_daemon_absent(d, "%s: %s", path,
+				  err == -EAGAIN    ? "torn on every read (writer stopped mid-write?)"
+				  : err == -EBADMSG ? "truncated while read"
+						    : strerror(-err));
+		goto out;
 	}
-	/* The copy is what we use: check it, never the live mapping. */
+	/* The copy is what we use: check it, never the file again. */
 	if (xs_abi_check_layout(copy, sc.size)) {
 		top_daemon_absent(d, "%s: %s", path, "layout changed while read");
 		goto out;
@@ -243,7 +206,5 @@ void top_daemon_read(struct top_snap *s, const char *runtime_dir)
 		top_daemon_shares(s, copy, path);
 out:
 	free(copy);
-	if (sc.map != MAP_FAILED)
-		munmap((void *)sc.map, sc.size);
 	close(fd);
 }

@@ -2,9 +2,9 @@
 /*
  * guard.c - reading a mapping that another user may truncate.
  *
- * xsched-top maps files that other users own (their statistics pages) or
- * that another process writes (xschedd's state). Their owner can shrink
- * such a file at any moment; a load from a mapped page past the new end of
+ * xsched-top maps files that other users own (their statistics pages;
+ * xschedd's state it reads with pread(), xsched/abi_pread.h). Their owner
+ * can shrink such a file at any moment; a load from a mapped page past the new end of
  * the file raises SIGBUS, which would kill the tool. Every read of a
  * mapping therefore happens inside top_guard(): a SIGBUS that a load in
  * its callback raises ends the callback early and top_guard() returns

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/number.h"
 #include "top.h"
 #include "../version.h"
 
@@ -52,22 +53,6 @@ static void usage(FILE *out)
 		"prints them exact.\n"
 		"Pages of processes that are gone are removed.\n"
 		"Exit status: 0, 1 when the terminal cannot be used, 2 on a usage error.\n");
-}
-
-static int parse_num(const char *opt, const char *v, double min, double max, double *out)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = v ? strtod(v, &end) : 0;
-	if (!v || errno || end == v || *end || !(d >= min && d <= max)) {
-		fprintf(stderr, "xsched-top: %s '%s': expected a number in [%g, %g]\n", opt,
-			v ? v : "", min, max);
-		return -1;
-	}
-	*out = d;
-	return 0;
 }
 
 /* -p PID[,PID...]: appended to o->pids; repeated -p add more. */
@@ -181,11 +166,13 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			o->jobs = 1;
 			break;
 		case 'd':
-			if (parse_num("-d/--delay", optarg, 0.1, 3600, &o->delay_s))
+			if (tool_parse_double("xsched-top", "-d/--delay", optarg, 0.1, 3600,
+					      &o->delay_s))
 				return -1;
 			break;
 		case 'n':
-			if (parse_num("-n/--iterations", optarg, 1, 1e9, &v))
+			if (tool_parse_double("xsched-top", "-n/--iterations", optarg, 1, 1e9,
+					      &v))
 				return -1;
 			if (v != (long)v) {
 				fprintf(stderr, "xsched-top: -n/--iterations '%s': expected an integer\n",

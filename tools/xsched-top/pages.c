@@ -51,25 +51,15 @@ struct top_page_copy {
 	size_t size;            /* a multiple of 8 */
 };
 
-/*
- * The whole page into private memory, once: everything the reader checks
- * and uses is this copy, never the mapping again (its owner may rewrite
- * any of it, lines 0-1 included, or shrink the file: top_guard()). The
- * generation is loaded first with acquire (pairs with the publisher's
- * release store of it), then every 64-bit word relaxed (the publisher's
- * single stores: a mix of two publications at worst, never a torn word).
- */
+/* The whole page into private memory, once (xs_stats_page_copy()): what
+ * the reader checks and uses is this copy, never the mapping again (its
+ * owner may rewrite any of it, lines 0-1 included, or shrink the file:
+ * top_guard()). */
 static void top_page_copy(void *arg)
 {
 	struct top_page_copy *pc = arg;
-	const __u64 *src = pc->map;
-	__u64 *dst = pc->buf, gen;
 
-	gen = __atomic_load_n(&((const struct xs_stats_header *)pc->map)->generation,
-			      __ATOMIC_ACQUIRE);
-	for (size_t k = 0; k < pc->size / sizeof(__u64); k++)
-		dst[k] = xs_stats_load(&src[k]);
-	((struct xs_stats_header *)pc->buf)->generation = gen;
+	xs_stats_page_copy(pc->buf, pc->map, pc->size);
 }
 
 /* Copy page @path (name @name in its directory) into a new entry of @s. */

@@ -7,21 +7,8 @@
  */
 #include <string.h>
 
+#include "../common/json_write.h"
 #include "top.h"
-
-void top_print_json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
 
 void top_print_json_notes_end(FILE *out, const struct top_snap *s)
 {
@@ -29,7 +16,7 @@ void top_print_json_notes_end(FILE *out, const struct top_snap *s)
 	for (size_t i = 0; i < s->nnotes; i++) {
 		if (i)
 			fputc(',', out);
-		top_print_json_str(out, s->notes[i]);
+		json_put_string(out, s->notes[i]);
 	}
 	fputs("]}\n", out);
 	fflush(out);
@@ -160,7 +147,7 @@ void top_print_json(FILE *out, const struct top_snap *s)
 	fprintf(out, "{\"time\":\"%s\",\"time_unix_ns\":%llu,\"monotonic_ns\":%llu,"
 		     "\"daemon\":{\"mode\":",
 		when, (unsigned long long)s->real_ns, (unsigned long long)s->now_ns);
-	top_print_json_str(out, d->present ? d->mode : "absent");
+	json_put_string(out, d->present ? d->mode : "absent");
 	if (d->present) {
 		fprintf(out,
 			",\"pid\":%u,\"fresh\":%s,\"tick_ms\":%.1f,\"heartbeat_age_ms\":%.1f,"
@@ -174,7 +161,7 @@ void top_print_json(FILE *out, const struct top_snap *s)
 	}
 	if (d->why[0]) {
 		fputs(",\"why\":", out);
-		top_print_json_str(out, d->why);
+		json_put_string(out, d->why);
 	}
 	fputs(",\"cpu\":[", out);
 	for (uint32_t i = 0; d->present && i < d->ncpus; i++) {
@@ -203,11 +190,11 @@ void top_print_json(FILE *out, const struct top_snap *s)
 
 		fprintf(out, "%s{\"pid\":%u,\"runtime\":%u,\"command\":", i ? "," : "", p->h.pid,
 			p->h.runtime_id);
-		top_print_json_str(out, p->comm);
+		json_put_string(out, p->comm);
 		fputs(",\"command_full\":", out);
-		top_print_json_str(out, p->cmd);
+		json_put_string(out, p->cmd);
 		fputs(",\"path\":", out);
-		top_print_json_str(out, p->path);
+		json_put_string(out, p->path);
 		if (p->share_cpus >= 0)
 			fprintf(out, ",\"share_cpus\":%lld,\"share_running\":%u",
 				(long long)p->share_cpus, p->share_running);

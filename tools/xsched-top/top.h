@@ -162,8 +162,6 @@ void top_proc_free(struct top_proc *p);
 void top_print_legend(FILE *out);
 void top_print_text(FILE *out, const struct top_snap *s, const struct top_opts *o);
 void top_print_json(FILE *out, const struct top_snap *s);
-/* @s as a JSON string, quotes and backslashes escaped, controls as \u. */
-void top_print_json_str(FILE *out, const char *s);
 /* Close a JSON snapshot's list, then its notes and the object; flush. */
 void top_print_json_notes_end(FILE *out, const struct top_snap *s);
 
