@@ -120,7 +120,9 @@ XS_LDFLAGS := -pthread $(xs-flags) $(LDFLAGS)
 # system header: its 6.1 internals are not -Wextra clean. Its macros expand
 # in the tests into functions whose `variant` parameter most tests never use
 # and into `for (...) ;` after every ASSERT/EXPECT, which clang reports there.
-test-flags := -isystem $(KSELFTEST_DIR) -include tests/xs_test.h \
+# The headers the tests share stay in tests/, found with -Itests from the
+# tests' folders (tests/<area>/).
+test-flags := -isystem $(KSELFTEST_DIR) -include tests/xs_test.h -Itests \
 	-Wno-unused-parameter -Wno-empty-body
 
 # ---------------------------------------------------------------------------
@@ -225,13 +227,19 @@ $(eval $(call program,xsched-bench,$(bench-y),$(bench-cxx-y),,$(bench-ldlibs-y))
 $(eval $(call program,xsched-bench-omp,$(bench-omp-y),$(bench-omp-cxx-y),-fopenmp,$(bench-omp-ldlibs-y)))
 bench-programs := $(filter $(O)/xsched-bench $(O)/xsched-bench-omp,$(programs))
 
-# tests-y += NAME: build/tests/NAME from tests/NAME.c; NAME.sh: tests/NAME.sh
-# runs from the source tree. tests-concurrency-y names are tests too.
+# tests-y += AREA/NAME: build/tests/NAME from tests/AREA/NAME.c (object
+# build/tests/AREA/NAME.o); AREA/NAME.sh: tests/AREA/NAME.sh runs from the
+# source tree. A test's name leaves out its folder: build/tests/NAME, make
+# check TESTS=NAME and the KTAP lines do not change when a test moves, and
+# two tests cannot share a name. A test still registered as NAME is
+# tests/NAME.c. tests-concurrency-y names are tests too.
 all-tests := $(sort $(tests-y) $(tests-concurrency-y))
 c-tests := $(filter-out %.sh,$(all-tests))
-$(foreach t,$(c-tests),$(eval $(call program,tests/$(t),tests/$(t).o,,$(test-flags),)))
-test-programs := $(addprefix $(O)/tests/,$(c-tests))
-$(addsuffix .o,$(test-programs)): | $(KSELFTEST_HDR)
+$(foreach n,$(sort $(notdir $(all-tests))),$(if $(word 2,$(filter $(n) %/$(n),$(all-tests))),\
+	$(error test name '$(n)' registered twice: $(filter $(n) %/$(n),$(all-tests)))))
+$(foreach t,$(c-tests),$(eval $(call program,tests/$(notdir $(t)),tests/$(t).o,,$(test-flags),)))
+test-programs := $(addprefix $(O)/tests/,$(notdir $(c-tests)))
+$(patsubst %,$(O)/tests/%.o,$(c-tests)): | $(KSELFTEST_HDR)
 
 $(programs):
 	$(call cmd,link)
@@ -353,13 +361,13 @@ deps:
 # after the dependencies are installed: scripts/deps.sh first, then a fresh
 # $(MAKE) reads the Makefiles again (bpftool, clang, nvcc found now) and runs
 # check-run or check-concurrency-run. The build uses every CPU unless -j was
-# given. TESTS names may leave out the .sh. The last lines of the run list
-# every skipped test and component with the reason (scripts/run-tests.sh,
-# XS_NOT_BUILT).
+# given. TESTS names may leave out the .sh and the folder (tests/<area>/).
+# The last lines of the run list every skipped test and component with the
+# reason (scripts/run-tests.sh, XS_NOT_BUILT).
 check-run: check-tests = $(or $(TESTS),$(all-tests))
 check-concurrency-run: check-tests = $(or $(TESTS),$(tests-concurrency-y))
-test-name = $(or $(filter $(1) $(1).sh,$(all-tests)),$(error unknown test '$(1)' (see tests-y in Kbuild)))
-test-path = $(if $(filter %.sh,$(1)),tests/$(1),$(O)/tests/$(1))
+test-name = $(or $(filter $(1) $(1).sh %/$(1) %/$(1).sh,$(all-tests)),$(error unknown test '$(1)' (see tests-y in Kbuild)))
+test-path = $(if $(filter %.sh,$(1)),tests/$(1),$(O)/tests/$(notdir $(1)))
 
 # What this make could not build, "component: reason" items separated by ';'.
 not-built = $(if $(XS_DAEMON_SKIP_WHY),xschedd and its $(words $(tests-daemon-y)) tests: $(XS_DAEMON_SKIP_WHY);)$(if $(XS_CUDA_NVCC),,libxsched-cuda.so and its GPU tests: $(XS_CUDA_SKIP_WHY);)

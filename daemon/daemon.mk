@@ -16,7 +16,7 @@
 #   bpf/NAME.skel.h        bpftool gen skeleton
 #   xschedd                the daemon (libbpf, liburing, libcap; libxsched.a
 #                          for the topology and victim tables)
-#   tests/NAME             tests-daemon-y
+#   tests/NAME             tests-daemon-y (from tests/AREA/NAME.c)
 # Nothing generated is committed. Without kernel BTF, bpftool or clang the
 # daemon and its tests are not built and `make` says why.
 #
@@ -57,7 +57,11 @@ XS_DAEMON_OBJS := $(addprefix $(XS_DAEMON_O)/,$(xschedd-y))
 XS_DAEMON_LIB_OBJS := $(filter-out %/main.o,$(XS_DAEMON_OBJS))
 XS_DAEMON_BIN := $(XS_DAEMON_O)/xschedd
 XS_DAEMON_LDLIBS := -lbpf -luring -lcap
-XS_DAEMON_C_TESTS := $(addprefix $(XS_DAEMON_O)/tests/,$(filter-out %.sh,$(tests-daemon-y)))
+# A test registered as AREA/NAME is tests/AREA/NAME.c, its object
+# tests/AREA/NAME.o and its program tests/NAME (as in the Makefile).
+XS_DAEMON_C_ENTRIES := $(filter-out %.sh,$(tests-daemon-y))
+XS_DAEMON_C_TESTS := $(addprefix $(XS_DAEMON_O)/tests/,$(notdir $(XS_DAEMON_C_ENTRIES)))
+XS_DAEMON_C_TEST_OBJS := $(patsubst %,$(XS_DAEMON_O)/tests/%.o,$(XS_DAEMON_C_ENTRIES))
 # BPF_PROG() expands into functions with a ctx parameter most programs
 # do not use, hence -Wno-unused-parameter. -mcpu=v3: compare-and-swap
 # (Linux 5.12).
@@ -105,17 +109,18 @@ $(XS_DAEMON_BIN):
 	$(call cmd,link)
 
 # Tests: the harness flags, the daemon's headers, its objects but main.o.
-$(XS_DAEMON_C_TESTS:=.o): private prog-flags := $(test-flags) -I$(XS_DAEMON_BPF_DIR) \
+$(XS_DAEMON_C_TEST_OBJS): private prog-flags := $(test-flags) -I$(XS_DAEMON_BPF_DIR) \
 	-Ibpf -Idaemon
-$(XS_DAEMON_C_TESTS:=.o): | $(KSELFTEST_HDR) $(XS_DAEMON_SKELS)
-$(XS_DAEMON_C_TESTS): %: %.o $(XS_DAEMON_LIB_OBJS) $(O)/libxsched.a
+$(XS_DAEMON_C_TEST_OBJS): | $(KSELFTEST_HDR) $(XS_DAEMON_SKELS)
+$(foreach t,$(XS_DAEMON_C_ENTRIES),$(eval $(XS_DAEMON_O)/tests/$(notdir $(t)): $(XS_DAEMON_O)/tests/$(t).o))
+$(XS_DAEMON_C_TESTS): $(XS_DAEMON_LIB_OBJS) $(O)/libxsched.a
 $(XS_DAEMON_C_TESTS): private prog-linker := $(CC)
 $(XS_DAEMON_C_TESTS): private prog-ldlibs := $(XS_DAEMON_LDLIBS)
 $(XS_DAEMON_C_TESTS): private prog-flags :=
 $(XS_DAEMON_C_TESTS):
 	$(call cmd,link)
 
--include $(XS_DAEMON_OBJS:.o=.d) $(XS_DAEMON_C_TESTS:=.d)
+-include $(XS_DAEMON_OBJS:.o=.d) $(XS_DAEMON_C_TEST_OBJS:.o=.d)
 
 else
 

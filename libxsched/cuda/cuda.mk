@@ -74,7 +74,7 @@ $(KSELFTEST_HDR):
 	scripts/kselftest-setup.sh $(KSELFTEST_DIR)
 endif
 XS_CUDA_TEST_CFLAGS := $(XS_CUDA_CFLAGS) \
-	$(or $(test-flags),-isystem $(KSELFTEST_DIR) -Wno-unused-parameter)
+	$(or $(test-flags),-isystem $(KSELFTEST_DIR) -Itests -Wno-unused-parameter)
 
 # The SIMT emulator: the kernel headers compiled by the host C++ compiler
 # with -DXS_SIMT (libxsched/cuda/device.cuh then includes tests/simt/simt.h).
@@ -88,11 +88,13 @@ XS_CUDA_DEV_OBJS := $(addprefix $(XS_CUDA_BUILD)/,$(cuda-dev-y))
 XS_CUDA_HOST_LIB := $(XS_CUDA_O)/libxsched-cuda-host.a
 XS_CUDA_SO := $(XS_CUDA_O)/libxsched-cuda.so
 XS_CUDA_LIBXSCHED := $(XS_CUDA_O)/libxsched.so
-XS_CUDA_HOST_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(tests-cuda-host-y))
+# A test registered as AREA/NAME is tests/AREA/NAME.c, built into
+# tests/NAME (as in the top-level Makefile).
+XS_CUDA_HOST_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(notdir $(tests-cuda-host-y)))
 XS_CUDA_SIMT_OBJS := $(addprefix $(XS_CUDA_BUILD)/simt/,$(cuda-simt-y))
 XS_CUDA_SIMT_LIB := $(XS_CUDA_O)/libxsched-cuda-simt.a
-XS_CUDA_SIMT_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(tests-cuda-simt-y))
-XS_CUDA_DEV_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(filter-out %.sh,$(tests-cuda-y)))
+XS_CUDA_SIMT_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(notdir $(tests-cuda-simt-y)))
+XS_CUDA_DEV_TESTS := $(addprefix $(XS_CUDA_O)/tests/,$(notdir $(filter-out %.sh,$(tests-cuda-y))))
 XS_CUDA_SH_TESTS := $(addprefix tests/,$(filter %.sh,$(tests-cuda-y)))
 XS_CUDA_BENCH := $(XS_CUDA_O)/xsched-spmv-bench $(XS_CUDA_O)/xsched-sync-bench
 
@@ -172,22 +174,31 @@ $(XS_CUDA_SO): $(XS_CUDA_HOST_OBJS) $(XS_CUDA_DEV_OBJS) \
 		-Xlinker -rpath='$$ORIGIN' -L$(XS_CUDA_O) -lxsched \
 		-Xlinker -rpath=$(XS_CUDA_LIBDIR) -L$(XS_CUDA_LIBDIR) -lcusparse
 
-$(XS_CUDA_HOST_TESTS): $(XS_CUDA_O)/tests/%: tests/%.c $(XS_CUDA_HOST_LIB) \
-		       | $(KSELFTEST_HDR)
-	@mkdir -p $(@D)
-	$(XS_CUDA_CC) $(XS_CUDA_TEST_CFLAGS) $< -o $@ $(XS_CUDA_HOST_LIB) -lm
+# Each test program from its source, tests/AREA/NAME.c, its header
+# dependencies in tests/AREA/NAME.d where an object of that source would be:
+# a test that moves leaves its old list, which names the old source, unread.
+XS_CUDA_TEST_ENTRIES := $(tests-cuda-host-y) $(tests-cuda-simt-y) $(filter-out %.sh,$(tests-cuda-y))
+define xs-cuda-test
+$(XS_CUDA_O)/tests/$(notdir $(1)): tests/$(1).c
+$(XS_CUDA_O)/tests/$(notdir $(1)): private XS_CUDA_TEST_SRC := tests/$(1).c
+$(XS_CUDA_O)/tests/$(notdir $(1)): private XS_CUDA_TEST_DEP := $(XS_CUDA_O)/tests/$(1).d
+endef
+$(foreach t,$(XS_CUDA_TEST_ENTRIES),$(eval $(call xs-cuda-test,$(t))))
+XS_CUDA_TEST_SRC_FLAGS = $(XS_CUDA_TEST_SRC) -MF $(XS_CUDA_TEST_DEP)
 
-$(XS_CUDA_SIMT_TESTS): $(XS_CUDA_O)/tests/%: tests/%.c $(XS_CUDA_SIMT_LIB) \
-			$(XS_CUDA_HOST_LIB) | $(KSELFTEST_HDR)
-	@mkdir -p $(@D)
-	$(XS_CUDA_CC) $(XS_CUDA_TEST_CFLAGS) $< -o $@ $(XS_CUDA_SIMT_LIB) \
+$(XS_CUDA_HOST_TESTS): $(XS_CUDA_HOST_LIB) | $(KSELFTEST_HDR)
+	@mkdir -p $(@D) $(dir $(XS_CUDA_TEST_DEP))
+	$(XS_CUDA_CC) $(XS_CUDA_TEST_CFLAGS) $(XS_CUDA_TEST_SRC_FLAGS) -o $@ $(XS_CUDA_HOST_LIB) -lm
+
+$(XS_CUDA_SIMT_TESTS): $(XS_CUDA_SIMT_LIB) $(XS_CUDA_HOST_LIB) | $(KSELFTEST_HDR)
+	@mkdir -p $(@D) $(dir $(XS_CUDA_TEST_DEP))
+	$(XS_CUDA_CC) $(XS_CUDA_TEST_CFLAGS) $(XS_CUDA_TEST_SRC_FLAGS) -o $@ $(XS_CUDA_SIMT_LIB) \
 		$(XS_CUDA_HOST_LIB) -lstdc++ -lm
 
-$(XS_CUDA_DEV_TESTS): $(XS_CUDA_O)/tests/%: tests/%.c $(XS_CUDA_SO) \
-		      | $(KSELFTEST_HDR)
-	@mkdir -p $(@D)
-	$(XS_CUDA_CC) $(XS_CUDA_TEST_CFLAGS) -pthread $< -o $@ -L$(XS_CUDA_O) \
-		-lxsched-cuda -lxsched -Wl,-rpath,'$$ORIGIN/..' -lm
+$(XS_CUDA_DEV_TESTS): $(XS_CUDA_SO) | $(KSELFTEST_HDR)
+	@mkdir -p $(@D) $(dir $(XS_CUDA_TEST_DEP))
+	$(XS_CUDA_CC) $(XS_CUDA_TEST_CFLAGS) -pthread $(XS_CUDA_TEST_SRC_FLAGS) -o $@ \
+		-L$(XS_CUDA_O) -lxsched-cuda -lxsched -Wl,-rpath,'$$ORIGIN/..' -lm
 
 $(XS_CUDA_BENCH): $(XS_CUDA_O)/%: tools/cuda/%.c $(XS_CUDA_SO)
 	@mkdir -p $(@D)
@@ -206,7 +217,6 @@ cuda-clean:
 		$(XS_CUDA_DEV_TESTS) $(XS_CUDA_BENCH)
 
 -include $(XS_CUDA_HOST_OBJS:.o=.d) $(XS_CUDA_DEV_OBJS:.o=.d) \
-	 $(XS_CUDA_SIMT_OBJS:.o=.d) $(XS_CUDA_HOST_TESTS:=.d) \
-	 $(XS_CUDA_SIMT_TESTS:=.d) $(XS_CUDA_DEV_TESTS:=.d)
+	 $(XS_CUDA_SIMT_OBJS:.o=.d) $(XS_CUDA_TEST_ENTRIES:%=$(XS_CUDA_O)/tests/%.d)
 
 .DEFAULT_GOAL := $(XS_CUDA_SAVED_GOAL)

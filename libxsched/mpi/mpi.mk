@@ -65,7 +65,9 @@ endif
 XS_MPI_LIBS := $(foreach f,$(XS_MPI_BUILT),$(XS_MPI_O)/libxsched-mpi-$(f).so)
 XS_MPI_PROGS := $(foreach f,$(XS_MPI_BUILT),$(addprefix $(XS_MPI_O)/tests/mpi/$(f)/,$(mpi-progs-y) \
 	$(mpi-omp-progs-y)))
-XS_MPI_HOST_PROGS := $(addprefix $(XS_MPI_O)/tests/,$(mpi-host-progs-y))
+# A test or helper registered as AREA/NAME is tests/AREA/NAME.c, built into
+# tests/NAME (as in the top-level Makefile).
+XS_MPI_HOST_PROGS := $(addprefix $(XS_MPI_O)/tests/,$(notdir $(mpi-host-progs-y)))
 # clang with libomp: the benchmark's LLVM OpenMP baseline (mpicc with
 # OMPI_CC / MPICH_CC=clang).
 XS_MPI_LIBOMP := $(shell printf 'int main(void){return 0;}' | clang -fopenmp -x c - \
@@ -83,17 +85,19 @@ check-run: not-built += $(XS_MPI_NOT_BUILT)
 
 # Unit tests of the files that need no MPI: the project's compiler and
 # flags (sanitizers included), the harness, no libxsched.
-XS_MPI_UNIT_TESTS := $(addprefix $(XS_MPI_O)/tests/,$(tests-mpi-unit-y))
+XS_MPI_UNIT_TESTS := $(addprefix $(XS_MPI_O)/tests/,$(notdir $(tests-mpi-unit-y)))
+XS_MPI_UNIT_OBJS := $(patsubst %,$(XS_MPI_O)/tests/%.o,$(tests-mpi-unit-y))
 all-tests += $(tests-mpi-unit-y)
 tests-concurrency-y += $(tests-mpi-unit-y)
 mpi-unit-tests: $(XS_MPI_UNIT_TESTS)
-$(XS_MPI_UNIT_TESTS:=.o): private prog-flags := $(test-flags)
-$(XS_MPI_UNIT_TESTS:=.o): | $(KSELFTEST_HDR)
-$(XS_MPI_UNIT_TESTS): %: %.o
+$(XS_MPI_UNIT_OBJS): private prog-flags := $(test-flags)
+$(XS_MPI_UNIT_OBJS): | $(KSELFTEST_HDR)
+$(foreach t,$(tests-mpi-unit-y),$(eval $(XS_MPI_O)/tests/$(notdir $(t)): $(XS_MPI_O)/tests/$(t).o))
+$(XS_MPI_UNIT_TESTS):
 	$(call cmd,mpi_unit_link)
 quiet_cmd_mpi_unit_link := LD
-      cmd_mpi_unit_link = $(CC) $(XS_LDFLAGS) -o $@ $<
--include $(XS_MPI_UNIT_TESTS:=.d)
+      cmd_mpi_unit_link = $(CC) $(XS_LDFLAGS) -o $@ $(filter %.o,$^)
+-include $(XS_MPI_UNIT_OBJS:.o=.d)
 
 quiet_cmd_mpi_cc := MPICC
       cmd_mpi_cc = $(XS_MPI_THIS_CC) $(XS_MPI_CFLAGS) -c -o $@ $<
@@ -141,11 +145,12 @@ $(XS_MPI_O)/bench/mpi/$(1)/%: private XS_MPI_PROG_CFLAGS += -fopenmp
 endef
 $(foreach f,$(XS_MPI_BUILT),$(eval $(call xs-mpi-flavour,$(f))))
 
-$(XS_MPI_HOST_PROGS): $(XS_MPI_O)/tests/%: tests/%.c $(O)/.flags
+$(foreach t,$(mpi-host-progs-y),$(eval $(XS_MPI_O)/tests/$(notdir $(t)): tests/$(t).c))
+$(XS_MPI_HOST_PROGS): $(O)/.flags
 	@mkdir -p $(@D)
 	$(call cmd,mpi_host)
 quiet_cmd_mpi_host := CC
-      cmd_mpi_host = $(CC) $(XS_MPI_PROG_CFLAGS) -o $@ $<
+      cmd_mpi_host = $(CC) $(XS_MPI_PROG_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(XS_MPI_O)/xsched-mpi-bench: tools/bench/mpi/xsched-mpi-bench.sh
 	@mkdir -p $(@D)
