@@ -18,31 +18,31 @@ PACKAGES=(
 	libhwloc-dev      # the machine's topology and device locality (libxsched/topo)
 	libtbb-dev        # oneTBB, a baseline of the benchmarks
 	libomp-dev        # LLVM libomp, a baseline of the benchmarks
-	libomp-14-dev     # omp-tools.h (the drop-in's OMPT), libarcher.so (tests/ompt-archer.sh)
+	libomp-14-dev     # omp-tools.h (the drop-in's OMPT), libarcher.so (tests/gomp/ompt-archer.sh)
 	linux-source-6.1  # tools/testing/selftests/kselftest_harness.h
 	xz-utils          # to unpack linux-source
-	r-cran-matrix     # .mtx test matrices (tests/cuda-*, xsched-spmv-bench)
+	r-cran-matrix     # .mtx test matrices (tests/cuda/cuda-*, xsched-spmv-bench)
 	libbpf-dev        # xschedd: BPF skeletons load and attach through libbpf
 	bpftool           # vmlinux.h from the kernel's BTF, BPF skeletons
 	liburing-dev      # xschedd: its one io_uring event loop
 	libcap-dev        # xschedd: drops every capability it no longer needs
 	systemd           # systemd-analyze verify of packaging/xschedd.service
 	libncurses-dev    # xsched-top's screen (tools/xsched-top)
-	tmux              # tests/xsched-top-tui-keys drives the screen through it
+	tmux              # tests/obs/xsched-top-tui-keys drives the screen through it
 	libcairo2-dev     # xsched-trace plot draws its timeline with cairo
 	libotf2-trace-dev # xsched-trace otf2 writes OTF2 archives through libotf2
-	otf2-tools        # tests/xsched-trace-otf2.sh reads them back with otf2-print
+	otf2-tools        # tests/obs/xsched-trace-otf2.sh reads them back with otf2-print
 	libopenblas0-pthread # xsched-bench --dgemm: threaded OpenBLAS baseline, and its kernel
 	libblis4-pthread  # xsched-bench --dgemm: threaded BLIS baseline
 	# --- install, packaging, system service ---
-	groff-base        # tests/man-pages.sh: groff -man -ww lints man/
+	groff-base        # tests/system/man-pages.sh: groff -man -ww lints man/
 	debhelper         # make deb: debian/rules (dh), dh-sequence-*
 	lintian           # make deb: the packages' lint
-	pkg-config        # tests/install-destdir.sh: xsched.pc; make deb: Build-Depends
+	pkg-config        # tests/system/install-destdir.sh: xsched.pc; make deb: Build-Depends
 	dpkg-dev          # make install: dpkg-architecture (multiarch LIBDIR); make deb
 	libclang-rt-14-dev # make fuzz: libFuzzer (libclang_rt.fuzzer) and clang's sanitizer runtimes
-	spin              # make check-models (tests/models) and tests/rescue-claim-model.sh: Promela
-	gcc-12-source     # tests/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
+	spin              # make check-models (tests/models) and tests/core/rescue-claim-model.sh: Promela
+	gcc-12-source     # tests/gomp/libgomp-testsuite.sh: gcc 12's own libgomp testsuite
 	libmetis-dev      # xsched-affinity, xsched-bench --affinity: METIS partitions affinity graphs
 	openmpi-bin libopenmpi-dev mpich libmpich-dev # libxsched-mpi is built against both MPIs, its tests run both (libxsched/mpi/)
 )

@@ -6,7 +6,7 @@
 # `xsched-options --markdown`: one .TP/.B entry per variable, in the
 # table's order. The section's first paragraph (up to the first .TP) and
 # the paragraphs after the entries are kept. `make man-options` runs it;
-# tests/man-pages.sh checks that the names agree.
+# tests/system/man-pages.sh checks that the names agree.
 set -euo pipefail
 
 tool=$1 page=$2

@@ -3,7 +3,7 @@
  * numa-kernel-view.h - the machine as the kernel shows it, read here
  * independently of libxsched/topo/topology.c, for the tests that check the
  * topology, the victim tables, DLB and xschedd against the real machine
- * (tests/numa-*.c, make check-system's 2- and 4-node guests): each CPU's
+ * (tests/{core,topo}/numa-*.c, make check-system's 2- and 4-node guests): each CPU's
  * node from libnuma (numa_node_of_cpu), node distances from libnuma
  * (numa_distance, the ACPI SLIT), SMT siblings and the last-level cache
  * from sysfs (topology/thread_siblings_list, the highest-level data or

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * topology-test.h - helpers shared by the tests/topology-*.c programs:
+ * topology-test.h - helpers shared by the tests/topo/topology-*.c programs:
  * find the source tree, generate a synthetic machine with
  * tools/xsched-mksysfs, remove it, and capture what a call prints on stderr.
  *

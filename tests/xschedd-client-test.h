@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xschedd-client-test.h - what the tests/xschedd-client-*.c programs share:
+ * xschedd-client-test.h - what the tests/daemon/xschedd-client-*.c programs share:
  * a checksummed workload with idle thieves, the library's view of its
  * daemon connection, and a daemon (re)started in a given runtime dir.
  */

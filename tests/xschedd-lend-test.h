@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xschedd-lend-test.h - what the lending tests (tests/xschedd-lend-*.c)
+ * xschedd-lend-test.h - what the lending tests (tests/daemon/xschedd-lend-*.c)
  * share: a private xschedd on a synthetic machine of XSD_LEND_CPUS CPUs
  * (tools/xsched-mksysfs: the shares are advice computed from the topology,
  * so a 2-CPU box can divide 8), degraded mode (no privilege needed), other

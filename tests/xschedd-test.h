@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xschedd-test.h - what the tests/xschedd-*.c programs share: start the
+ * xschedd-test.h - what the tests/{core,daemon}/xschedd-*.c programs share: start the
  * real daemon (build/xschedd) in a temporary runtime directory, talk its
  * protocol, map its state read-only and copy it under the seqlock.
  *

@@ -96,7 +96,7 @@
  * its next idle visit while V is still stranded.
  *
  * Modelled in Spin (tests/models/rescue-claim.pml, run by
- * tests/rescue-claim-model.sh): V waking at every step of two thieves
+ * tests/core/rescue-claim-model.sh): V waking at every step of two thieves
  * racing for one claim while a producer pushes; no item popped twice or
  * lost, and dropping the epoch reload or the consuming check is caught.
  * The model is sequentially consistent: the fence pair (*) is what makes

@@ -2,7 +2,7 @@
 /*
  * coo.cu - a COO matrix as a tile set. The atoms are the nonzeros in row
  * order; tile t starts at the lower bound of t in the row array
- * (xs_coo_tile_begin, host-tested in tests/cuda-lb-coo-tiles.c), computed
+ * (xs_coo_tile_begin, host-tested in tests/cuda/cuda-lb-coo-tiles.c), computed
  * on the device by one thread per tile. After that the matrix is the same
  * device object as a CSR one, so every schedule and application runs on it.
  */

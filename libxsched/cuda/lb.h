@@ -15,7 +15,7 @@
  * xs_coo_tile_begin()). Everything here is a pure function of that array
  * and of a worker's id, so the very same code decides the partition inside
  * the kernels (lb_kernels.cuh) and inside the exhaustive host tests
- * (tests/cuda-lb-*.c, built with gcc, no nvcc needed).
+ * (tests/cuda/cuda-lb-*.c, built with gcc, no nvcc needed).
  *
  * Invariants every schedule guarantees (checked by the host tests):
  *   - each atom is given to exactly one worker;

@@ -22,7 +22,7 @@
  *            (affinity.h): thread t's block is its planned part; a chunk
  *            of positions becomes runs of consecutive iterations.
  *
- * Invariants (checked by tests/loop-*.c: every iteration exactly once;
+ * Invariants (checked by tests/loops/loop-*.c: every iteration exactly once;
  * the first one also at every read and write of a span word in XS_DEBUG
  * builds, which the sanitizer builds are):
  *  - for every t, span(t) = front | back << 32 with front <= back <= ndt_t,

@@ -3,7 +3,7 @@
  * options.c - the XSCHED_MPI_* options of libxsched-mpi: one table (name,
  * default, min, max, one-line doc) drives parsing, the messages for bad
  * values and XSCHED_MPI_VERBOSE=1's listing; docs/mpi.md's table is checked
- * against it by tests/mpi-options-match-docs.sh.
+ * against it by tests/mpi/mpi-options-match-docs.sh.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -11,7 +11,7 @@
  * rest describes, and it reads hexadecimal cpumaps that the hand-written
  * trees under tests/machines do not carry. Trees written by
  * tools/xsched-mksysfs carry both forms, and hwloc reads them as this
- * reader does (tests/topology-hwloc-reads-mksysfs.c). No CPU numbers of a
+ * reader does (tests/topo/topology-hwloc-reads-mksysfs.c). No CPU numbers of a
  * synthetic tree are this system's, so no affinity mask or cgroup cpuset
  * applies to them.
  *

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size -= 4;
 	/* The file is exactly its bytes, but for an odd sequence: the reader
 	 * would wait XS_ABI_READ_WAIT_NS for the writer to end its section,
-	 * then give up (-EAGAIN; tests/xschedd-client-ignores-bad-state.c),
+	 * then give up (-EAGAIN; tests/daemon/xschedd-client-ignores-bad-state.c),
 	 * which is time, not parsing. */
 	fd = memfd_create("daemon-state", MFD_CLOEXEC);
 	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))

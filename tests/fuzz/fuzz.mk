@@ -9,7 +9,7 @@
 #   make fuzz FUZZ_TARGETS="a b"  only those targets
 #   make fuzz FUZZ_RUNS=N      stop each after N executions (or FUZZ_SECONDS)
 #   make tests / check         also build $(O)/fuzz/replay-NAME, which
-#                              tests/fuzz-corpus-replays.sh runs over
+#                              tests/fuzz/fuzz-corpus-replays.sh runs over
 #                              tests/fuzz/corpus/NAME/ (no libFuzzer needed)
 #
 # fuzz-targets: tests/fuzz/NAME.c each; fuzz-NAME-y: the objects (paths from

@@ -7,7 +7,7 @@
  * Feeds every file (every regular file of a directory) to the target's
  * LLVMFuzzerTestOneInput() once, as libFuzzer would, and prints how many.
  * A broken promise aborts, a memory error shows under SANITIZE=address:
- * tests/fuzz-corpus-replays.sh runs this over tests/fuzz/corpus/NAME/.
+ * tests/fuzz/fuzz-corpus-replays.sh runs this over tests/fuzz/corpus/NAME/.
  */
 #include <dirent.h>
 

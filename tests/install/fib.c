@@ -2,7 +2,7 @@
 /*
  * fib.c - a program built the way users build against an installed xsched
  * (`cc fib.c $(pkg-config --cflags --libs xsched)`), by
- * tests/install-destdir.sh and the system test (scripts/check-system.sh).
+ * tests/system/install-destdir.sh and the system test (scripts/check-system.sh).
  * Prints "fib(N) = F on W workers"; exits 1 on any error.
  */
 #include <stdio.h>

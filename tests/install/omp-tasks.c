@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * omp-tasks.c - an unmodified OpenMP program (gcc -fopenmp), run through
- * xsched-run by tests/install-destdir.sh and the system test. Prints the
+ * xsched-run by tests/system/install-destdir.sh and the system test. Prints the
  * team size and a checksum of 1000 tasks.
  */
 #include <omp.h>

@@ -24,7 +24,7 @@
  * Sequentially consistent: the frames travel by the release CAS of
  * publish to the thief's acquire CAS, and `done` by a release/acquire pair
  * (deque.c says which); this model checks who may run what, not the
- * fences, which tests/frames-* check under TSan.
+ * fences, which tests/{core,queue}/frames-* check under TSan.
  *
  * Map to the code, line by line (deque.c unless said):
  *

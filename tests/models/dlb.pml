@@ -17,7 +17,7 @@
  *   termination          every task done, nobody blocked (end states)
  * Bounds: each thief sends at most MAXREQ requests (rounds stay small);
  * queues are channels (their release/acquire publication is xs_spsc's,
- * checked by tests/spsc-fifo-two-threads). Sequentially consistent: the
+ * checked by tests/queue/spsc-fifo-two-threads). Sequentially consistent: the
  * cells are relaxed on purpose (a stale round only makes a request the
  * victim ignores), and the tasks travel through the queues.
  *

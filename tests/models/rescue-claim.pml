@@ -14,7 +14,7 @@
  * barrier in V, membarrier() in the thief) is what makes the hardware
  * behave so for the two words of the handshake, as argued in rescue.h.
  *
- * Mutations that must fail (tests/rescue-claim-model.sh runs them):
+ * Mutations that must fail (tests/core/rescue-claim-model.sh runs them):
  *   -DNO_RELOAD    V does not reload its cached index after a claim
  *   -DNO_CONSUMING the thief does not check V's consuming flag
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * lendgrow - a hybrid MPI + OpenMP program (gcc -fopenmp, 2 ranks) for
- * tests/mpi-lend-grows-team.sh: does a drop-in rank grow into the CPUs
+ * tests/mpi/mpi-lend-grows-team.sh: does a drop-in rank grow into the CPUs
  * another rank lends while it waits in MPI, and give them back?
  *
  *   lendgrow OUT

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * events.c - a program whose OMPT events are known: run with 4 threads
- * (OMP_NUM_THREADS=4), tests/ompt-events.sh compares what
+ * (OMP_NUM_THREADS=4), tests/gomp/ompt-events.sh compares what
  * tests/ompt/record-tool.c counts with what the constructs below must
  * produce. It also checks its own results (exit 1 on a wrong one).
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * faults.cc - kernels with the bugs the host SIMT emulator must catch,
- * for tests/cuda-simt-emulator-finds-faults.c. Each fault_* runs one
+ * for tests/cuda/cuda-simt-emulator-finds-faults.c. Each fault_* runs one
  * launch; the emulator is expected to abort it with a diagnostic (or, for
  * the race, to give a wrong sum for some seeds).
  */

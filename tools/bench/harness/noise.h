@@ -10,7 +10,7 @@
  *  - anything else that ends the benchmark (SIGKILL, a crash) ends the hog
  *    through PR_SET_PDEATHSIG, which the child sets before it checks that
  *    its parent is still the one that forked it.
- * Header-only: tests/noise-hog-always-stopped.c runs exactly this code.
+ * Header-only: tests/tools/noise-hog-always-stopped.c runs exactly this code.
  */
 #ifndef XSCHED_BENCH_NOISE_H
 #define XSCHED_BENCH_NOISE_H

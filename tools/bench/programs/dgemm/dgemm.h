@@ -4,7 +4,7 @@
  * (column-major, C n x m, A n x k, B k x m), whose parallel versions differ
  * only in how xsched's loop module schedules its packing and C-tile tasks
  * (static, dynamic, hybrid). Header-only so that
- * tests/dgemm-residual-every-schedule.c runs exactly this code.
+ * tests/tools/dgemm-residual-every-schedule.c runs exactly this code.
  *
  * The loops of the seed's Listing 1: for each nc-block of the columns (jc)
  * and each kc-block of k (pc):

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "../libxsched/cuda/lb.h"
+#include "../../libxsched/cuda/lb.h"
 #include "cuda-lb-helpers.h"
 
 static int check(const int32_t *off, int32_t ntiles, int32_t nworkers,

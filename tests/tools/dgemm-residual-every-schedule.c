@@ -15,7 +15,7 @@
 #include "xsched.h"
 #include "xs_test.h"
 #include "test-scale.h"
-#include "../tools/bench/programs/dgemm/dgemm.h"
+#include "../../tools/bench/programs/dgemm/dgemm.h"
 
 static double rnd(uint64_t *s)
 {

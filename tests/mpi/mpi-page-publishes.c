@@ -28,10 +28,10 @@
 
 #include "kselftest_harness.h"
 
-#include "../libxsched/mpi/account.c"
-#include "../libxsched/mpi/lend.c"
-#include "../libxsched/mpi/options.c"
-#include "../libxsched/mpi/page.c"
+#include "../../libxsched/mpi/account.c"
+#include "../../libxsched/mpi/lend.c"
+#include "../../libxsched/mpi/options.c"
+#include "../../libxsched/mpi/page.c"
 
 #define THREADS 3
 

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "xs_test.h"
-#include "../tools/bench/harness/noise.h"
+#include "../../tools/bench/harness/noise.h"
 
 #define BOUND_NS 2000000000L
 

@@ -13,7 +13,7 @@
 #     connection go (the lease ends with it; tests/xschedd-lend-killed-
 #     lender-returns checks the shares) and still runs;
 #   - an older daemon (ABI 3, which answers LEND with an error and closes:
-#     tests/mpi-lend-old-xschedd.c, the one thing the real daemon can no
+#     tests/mpi/mpi-lend-old-xschedd.c, the one thing the real daemon can no
 #     longer show): one line says the daemon does not take lends, results
 #     stay right, no lend is counted.
 # xs-test-timeout: 400

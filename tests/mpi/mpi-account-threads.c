@@ -19,9 +19,9 @@
 
 #include "kselftest_harness.h"
 
-#include "../libxsched/mpi/account.c"
-#include "../libxsched/mpi/lend.c"
-#include "../libxsched/mpi/options.c"
+#include "../../libxsched/mpi/account.c"
+#include "../../libxsched/mpi/lend.c"
+#include "../../libxsched/mpi/options.c"
 
 #define THREADS 4
 #define CALLS 20000

@@ -21,9 +21,9 @@
 #include "kselftest_harness.h"
 #include "xschedd-test.h"
 
-#include "../libxsched/mpi/account.c"
-#include "../libxsched/mpi/lend.c"
-#include "../libxsched/mpi/options.c"
+#include "../../libxsched/mpi/account.c"
+#include "../../libxsched/mpi/lend.c"
+#include "../../libxsched/mpi/options.c"
 
 #define LENDS 200
 

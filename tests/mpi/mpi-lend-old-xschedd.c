@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * mpi-lend-old-xschedd - what libxsched-mpi meets on a node whose xschedd
- * predates lending (ABI 3), for tests/mpi-lend-xschedd.sh: it listens on
+ * predates lending (ABI 3), for tests/mpi/mpi-lend-xschedd.sh: it listens on
  * DIR/socket, answers HELLO (status 0, no descriptors), and answers any
  * other request as such a daemon answers a type it does not know:
  * XS_ABI_ERROR with -EOPNOTSUPP, then the connection closed. It logs

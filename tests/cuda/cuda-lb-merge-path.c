@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "../libxsched/cuda/lb.h"
+#include "../../libxsched/cuda/lb.h"
 #include "cuda-lb-helpers.h"
 
 struct seen {

@@ -11,7 +11,7 @@
  *   a runtime's idle thieves, polling the state, never reject it as torn.
  *
  * A writer that died mid-write (seq odd for good) is still given up on:
- * tests/xschedd-client-ignores-bad-state.c.
+ * tests/daemon/xschedd-client-ignores-bad-state.c.
  */
 #include "capture-stderr.h"
 #include "xschedd-fake.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "kselftest_harness.h"
-#include "../libxsched/cuda/lb.h"
+#include "../../libxsched/cuda/lb.h"
 #include "cuda-lb-helpers.h"
 
 TEST(coo_offsets_equal_csr_offsets)

@@ -4,7 +4,7 @@
 # Under the drop-in, XSCHED_DAEMON=required with no xschedd reachable ends
 # the program at its first parallel region with exit status 1 and lines
 # naming XSCHED_DAEMON and the directory, as xs_runtime_create() refuses a
-# native program (tests/xschedd-client-required-names-variable.c); it does
+# native program (tests/daemon/xschedd-client-required-names-variable.c); it does
 # not fall back to one thread and exit 0. With XSCHED_DAEMON=auto in the
 # same place the program runs to its end on its own tables.
 set -uo pipefail

@@ -9,7 +9,7 @@
  * visited.
  */
 #include "xs_test.h"
-#include "../tools/bench/programs/knapsack/knapsack.h"
+#include "../../tools/bench/programs/knapsack/knapsack.h"
 
 /* Leave before take: the order a LIFO runtime runs the two children in. */
 static uint64_t leave_first(struct knapsack_state *st, int i, long w, long v)

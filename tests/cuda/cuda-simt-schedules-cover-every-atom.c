@@ -11,7 +11,7 @@
  * sizes; several scheduler seeds. No GPU needed.
  */
 #include "kselftest_harness.h"
-#include "../libxsched/cuda/lb.h"
+#include "../../libxsched/cuda/lb.h"
 #include "cuda-lb-helpers.h"
 #include "simt/simt-kernels.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "../libxsched/cuda/lb.h"
+#include "../../libxsched/cuda/lb.h"
 #include "cuda-lb-helpers.h"
 
 #define MAX_G 256
