@@ -6,6 +6,7 @@
 #define XSCHED_RUNTIME_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@
 #include "base/options.h"
 #include "queue/park.h"
 #include "core/rescue.h"
+#include "core/spread.h"
 #include "obs/profile.h"
 #include "queue/spsc.h"
 #include "queue/xqueue.h"
@@ -32,12 +34,6 @@ struct xs_daemon_client;
 struct xs_loop_slot;
 struct xs_stats_page;
 
-/*
- * A worker. The first lines are the owner's: only the worker's own thread
- * reads or writes them (except counters, which others read relaxed). The
- * lines others write (parker, pool's remote stack, barrier node) are
- * cache-line aligned members of their own.
- */
 /* Frame counters (deque.c): owner-written, summed by readers; not in
  * XS_COUNTERS, whose list is the stats page's ABI. */
 struct xs_frame_counters {
@@ -66,61 +62,110 @@ struct xs_frame_counters {
 	xs_counter_t ts_writes_thief;
 };
 
+/*
+ * The worker loop's own state (worker.c, runtime.c, loop.c): read and
+ * written by the worker's thread only - worker 0's by the thread that
+ * holds the runtime's claim (xs_runtime_claim()) - and by nobody else,
+ * ever. On lines of its own, which no other thread reads or writes.
+ */
+struct xs_worker_private {
+	/* Implicit task of a parallel region (worker.c). */
+	xs_cache_aligned struct xs_task *implicit;
+	uint32_t rr;                    /* next out[] index for round-robin spawn */
+	uint32_t aux_next;              /* next auxiliary queue to scan */
+	uint32_t nest;                  /* queued tasks running nested on this stack */
+	uint32_t saturated_at;          /* nest level that raised park.saturated, or 0 */
+	uintptr_t stack_mark;           /* xs_thread_stack_mark() of the running thread */
+	uint64_t job_seen;              /* last job sequence number run (runtime.c) */
+	uint32_t loop_seen;             /* last loop number looked at (loop.c) */
+	bool in_job;                    /* between job start and barrier release */
+	/* xs_worker_yield(): parks left whose waits do not yield, since a
+	 * recent yield lost a whole slice. */
+	uint32_t yield_costly;
+	uint32_t steal_next;            /* deque.c: where frame steals start */
+};
+
+/*
+ * A worker, laid out by who touches what, as Lace splits Worker/WorkerP
+ * and oneTBB arena_slot_shared_state/private_state (the asserts below
+ * hold it so):
+ *
+ *  1. dq: the deque's owner line, then splitreq, which thieves set
+ *     (task_inline.h). First: xs_self is also the deque's pointer.
+ *  2. Wiring, written before the worker's thread starts and only read
+ *     afterwards, by anyone: one line that nobody writes.
+ *  3. The owner's lines: read and written by its thread only.
+ *  4. Counters: written by the owner only, read (relaxed) by the
+ *     statistics, the stats page and the profile.
+ *  5. The shared lines, each a struct of its module's header that starts
+ *     a line and fills whole lines, so that no owner-private field sits
+ *     on a line another thread writes: the pool's remote stack (pushed by
+ *     workers that free our descriptors), the parker (notifiers, wakers),
+ *     the barrier node (read by the parent), the DLB cells (requests from
+ *     thieves), the deque's ts word (thieves' CAS), the spreading CPU
+ *     (read by teammates).
+ */
 struct xs_worker {
-	/* First: xs_self, the public TLS pointer, is also the deque's. The
-	 * running task's context is dq.ctx (NULL when idle). */
+	/* 1. The running task's context is dq.ctx (NULL when idle). */
 	struct xs_deque dq;
-	struct xs_task *implicit;       /* implicit task of a parallel region */
+
+	/* 2. Wiring: set by runtime.c before the worker's thread starts. */
 	struct xs_runtime *rt;
 	uint32_t id;
 	uint32_t nworkers;
-	uint32_t rr;                    /* next out[] index for round-robin spawn */
-	uint32_t aux_next;              /* next auxiliary queue to scan */
 	uint32_t cpu_index;             /* placement: index into rt->topo->cpus */
-	uint32_t node;                  /* NUMA node index of that CPU */
+	uint32_t node;                  /* NUMA node index of that CPU (read by
+					 * victims and thieves: dlb.c, deque.c) */
 	/* out[k]: my queue inside worker (id + k) % N; out[0] is my master
 	 * queue. in[k]: the queue worker (id + k) % N pushes into me. */
 	struct xs_spsc **out;
 	struct xs_worker **out_worker;  /* consumer of out[k] */
 	struct xs_spsc **in;
-	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
-	uint32_t nest;                  /* queued tasks running nested on this stack */
-	uint32_t saturated_at;          /* nest level that raised park.saturated, or 0 */
-	uintptr_t stack_mark;           /* xs_thread_stack_mark() of the running thread */
-	uint64_t job_seen;              /* last job sequence number run */
-	uint32_t loop_seen;             /* last loop number looked at (loop.c) */
-	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
-	bool in_job;                    /* between job start and barrier release */
-	/* Set by a spawner in xs_wake_a_thief(), cleared by this worker once
-	 * it is busy or asleep again. Relaxed both ways: a stale value only
-	 * clears rt->waking early or late, which bounds nothing unsafe. */
-	_Atomic bool woken;
-	uint32_t steal_next;            /* deque.c: where frame steals start */
-	/* worker.c, xs_worker_yield(): parks left whose waits do not yield,
-	 * since a recent yield lost a whole slice. Owner-private. */
-	uint32_t yield_costly;
-	/* spread.c: the CPU this worker was last seen on (-1: not yet),
-	 * written by it, read by teammates as a hint; when it may next move
-	 * (owner-private); the moves it made (owner-written counter). */
-	_Atomic int32_t cpu;
-	uint64_t spread_after;
-	xs_counter_t spreads;
-	/* Set by a publisher that wakes this worker (deque.c), taken by it
-	 * when it runs again: the idle-with-work clock. */
-	_Atomic uint64_t wake_ns;
+	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE; written
+					 * by the owner, read after it stopped */
+
+	/* 3. The owner's. */
+	struct xs_worker_private own;
+	struct xs_dlb_state dlb;        /* dlb.h */
+	struct xs_barrier_state bar;    /* barrier.h */
+	struct xs_rescue_watch rescue;  /* deque_rescue.c, as a thief */
+
+	/* 4. Owner-written counters, summed by readers. */
+	xs_cache_aligned struct xs_barrier_counts bcnt; /* barrier.h: not statistics */
 	struct xs_frame_counters fctr;
-	struct xs_barrier_state bar;
-	struct xs_barrier_counts bcnt;  /* owner-written: barrier.h */
-	struct xs_dlb_state dlb;
 	struct xs_counters ctr;
-	struct xs_idle_clock idle;      /* owner-written, see stats_page.h */
-	struct xs_task_pool pool;
-	struct xs_parker park;
-	struct xs_barrier_node bnode;
-	struct xs_dlb_cells cells;
-	struct xs_deque_shared dqs;
-	struct xs_rescue_watch rescue;  /* deque_rescue.c, thief-private */
+	struct xs_idle_clock idle;      /* stats_page.h */
+
+	/* 5. The lines other threads write or read while the owner runs. */
+	struct xs_task_pool pool;       /* local and slabs owner's, remote
+					 * other workers' (task_pool.h) */
+	struct xs_parker park;          /* park.h */
+	struct xs_barrier_node bnode;   /* barrier.h */
+	struct xs_dlb_cells cells;      /* dlb.h */
+	struct xs_deque_shared dqs;     /* deque.h */
+	struct xs_spread_state spread;  /* spread.h */
 };
+
+/* Whether member @m of struct xs_worker starts a line and fills whole
+ * lines: no other member shares them. */
+#define XS_WORKER_LINES(m)                                                       \
+	(offsetof(struct xs_worker, m) % XS_CACHE_LINE == 0 &&                   \
+	 sizeof(((struct xs_worker *)0)->m) % XS_CACHE_LINE == 0)
+
+_Static_assert(offsetof(struct xs_worker, dq) == 0, "xs_self points at the deque");
+_Static_assert(offsetof(struct xs_worker, rt) == sizeof(struct xs_deque) &&
+		       offsetof(struct xs_worker, log) + sizeof(void *) <=
+			       sizeof(struct xs_deque) + XS_CACHE_LINE,
+	       "the wiring is the one line after the deque's");
+_Static_assert(XS_WORKER_LINES(own), "the owner's state starts a line of its own");
+_Static_assert(offsetof(struct xs_worker, bcnt) % XS_CACHE_LINE == 0,
+	       "the counters start a line: statistics readers stay off the owner's");
+_Static_assert(offsetof(struct xs_task_pool, remote) % XS_CACHE_LINE == 0 &&
+		       offsetof(struct xs_worker, pool) % XS_CACHE_LINE == 0,
+	       "the pool's remote stack starts a line");
+_Static_assert(XS_WORKER_LINES(park) && XS_WORKER_LINES(bnode) && XS_WORKER_LINES(cells) &&
+		       XS_WORKER_LINES(dqs) && XS_WORKER_LINES(spread),
+	       "each shared part has lines of its own");
 
 /* The most workers a runtime may have (xs_runtime_create()). */
 #define XS_RUNTIME_WORKERS_MAX 1024u

@@ -38,7 +38,7 @@ static struct xs_task *xs_worker_pop_for(struct xs_worker *w, const struct xs_ta
 {
 	struct xs_task *t = NULL;
 
-	if (xs_likely(!w->saturated_at) || !joining ||
+	if (xs_likely(!w->own.saturated_at) || !joining ||
 	    ((t = xs_spsc_peek_newest(w->in[0])) && t->parent == joining))
 		t = xs_spsc_pop_newest(w->in[0]);
 	else
@@ -46,9 +46,9 @@ static struct xs_task *xs_worker_pop_for(struct xs_worker *w, const struct xs_ta
 	if (t || w->nworkers == 1)
 		return t;
 	for (uint32_t n = 1; n < w->nworkers; n++) {
-		uint32_t k = w->aux_next;
+		uint32_t k = w->own.aux_next;
 
-		w->aux_next = k + 1 == w->nworkers ? 1 : k + 1;
+		w->own.aux_next = k + 1 == w->nworkers ? 1 : k + 1;
 		t = xs_spsc_pop(w->in[k]);
 		if (t)
 			return t;
@@ -131,7 +131,7 @@ static void xs_task_join(struct xs_worker *w, struct xs_task *t)
 		t->first_slot = XS_NO_SLOT;
 	}
 	while (!xs_task_children_done(t) && (next = xs_spsc_peek_newest(w->in[0])) &&
-	       (!w->saturated_at || next->parent == t)) {
+	       (!w->own.saturated_at || next->parent == t)) {
 		xs_spsc_pop_newest(w->in[0]);
 		xs_task_run_queued(w, next);
 	}
@@ -224,10 +224,10 @@ uintptr_t xs_thread_stack_mark(void)
 
 static inline void xs_nest_enter(struct xs_worker *w)
 {
-	w->nest++;
-	if (xs_unlikely((uintptr_t)__builtin_frame_address(0) < w->stack_mark) &&
-	    !w->saturated_at) {
-		w->saturated_at = w->nest;
+	w->own.nest++;
+	if (xs_unlikely((uintptr_t)__builtin_frame_address(0) < w->own.stack_mark) &&
+	    !w->own.saturated_at) {
+		w->own.saturated_at = w->own.nest;
 		/* Relaxed: a hint for feeders, see xs_worker_saturated(). */
 		xs_store_relaxed(&w->park.saturated, true);
 	}
@@ -235,11 +235,11 @@ static inline void xs_nest_enter(struct xs_worker *w)
 
 static inline void xs_nest_leave(struct xs_worker *w)
 {
-	if (xs_unlikely(w->saturated_at == w->nest)) {
-		w->saturated_at = 0;
+	if (xs_unlikely(w->own.saturated_at == w->own.nest)) {
+		w->own.saturated_at = 0;
 		xs_store_relaxed(&w->park.saturated, false);
 	}
-	w->nest--;
+	w->own.nest--;
 }
 
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
@@ -336,9 +336,9 @@ static inline struct xs_spsc *xs_spawn_target(struct xs_worker *w, struct xs_par
 		xs_counter_inc(&w->ctr.requests_target_full);
 		xs_dlb_redirect_end(w);
 	}
-	k = w->rr;
+	k = w->own.rr;
 	if (w->dlb.p.push == XS_PUSH_RR)
-		w->rr = k + 1 == w->nworkers ? 0 : k + 1;
+		w->own.rr = k + 1 == w->nworkers ? 0 : k + 1;
 	q = w->out[k];
 	if (!k) {
 		*wake = NULL;
@@ -370,7 +370,7 @@ static void xs_wake_a_thief(struct xs_worker *w)
 		struct xs_worker *v = w->out_worker[k];
 
 		if (xs_load_relaxed(&v->park.state) == XS_PARK_SLEEPING) {
-			xs_store_relaxed(&v->woken, true);
+			xs_store_relaxed(&v->park.woken, true);
 			xs_park_wake(&v->park);
 			return;
 		}
@@ -381,9 +381,9 @@ static void xs_wake_a_thief(struct xs_worker *w)
 /* A worker woken by xs_wake_a_thief() is busy or asleep again. */
 static inline void xs_woken_settled(struct xs_worker *w)
 {
-	/* Relaxed: see the comment on worker.woken (runtime.h). */
-	if (xs_unlikely(xs_load_relaxed(&w->woken))) {
-		xs_store_relaxed(&w->woken, false);
+	/* Relaxed: see the comment on parker.woken (park.h). */
+	if (xs_unlikely(xs_load_relaxed(&w->park.woken))) {
+		xs_store_relaxed(&w->park.woken, false);
 		xs_store_relaxed(&w->rt->waking, 0);
 	}
 }
@@ -681,7 +681,7 @@ static bool xs_wait_has_work(void *p)
 	struct xs_wait_ctx *c = p;
 
 	return c->done(c->arg) || xs_worker_has_queued(c->w) || xs_inject_pending(c->w->rt) ||
-	       (!c->w->saturated_at && xs_deque_visible(c->w));
+	       (!c->w->own.saturated_at && xs_deque_visible(c->w));
 }
 
 /*
@@ -728,7 +728,7 @@ static void xs_worker_yield(struct xs_worker *w)
 {
 	uint64_t costly = XS_YIELD_COSTLY_NS;
 
-	if (w->yield_costly)
+	if (w->own.yield_costly)
 		return;
 	/* A co-running waiter that stopped yielding holds the CPU for up to
 	 * its spin time: not a hog, so not costly, whatever XSCHED_SPIN_US. */
@@ -737,7 +737,7 @@ static void xs_worker_yield(struct xs_worker *w)
 	xs_park_yield_open(&w->park);
 	sched_yield();
 	if (xs_park_yield_close(&w->park) > costly)
-		w->yield_costly = XS_COSTLY_PARKS;
+		w->own.yield_costly = XS_COSTLY_PARKS;
 }
 
 /*
@@ -880,7 +880,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			xs_task_run_queued(w, t);
 			continue;
 		}
-		if (!w->saturated_at && xs_deque_steal(w)) {
+		if (!w->own.saturated_at && xs_deque_steal(w)) {
 			if (idle_since) {
 				xs_prof_end(w->log, XS_EV_STALL, stall_t0);
 				xs_idle_end(&w->idle, xs_now_ns());
@@ -891,7 +891,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		}
 		if (xs_inject_take(w))
 			continue;
-		if (w->in_job)
+		if (w->own.in_job)
 			xs_dlb_idle(w);
 		if (!idle_since) {
 			idle_since = xs_now_ns();
@@ -913,8 +913,8 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 				xs_worker_yield(w);
 			continue;
 		}
-		if (w->yield_costly)
-			w->yield_costly--;
+		if (w->own.yield_costly)
+			w->own.yield_costly--;
 		xs_woken_settled(w);
 		/* Relaxed: nparked is a hint for xs_wake_a_thief(); a spawner
 		 * that misses this increment only wakes nobody this time, and
@@ -952,7 +952,7 @@ void xs_worker_pause(struct xs_worker *w, uint64_t ns)
 		xs_task_run_queued(w, t);
 		return;
 	}
-	if (!w->saturated_at && xs_deque_steal(w))
+	if (!w->own.saturated_at && xs_deque_steal(w))
 		return;
 	if (xs_inject_take(w))
 		return;
@@ -970,12 +970,12 @@ void xs_worker_drain(struct xs_worker *w)
 /* Start a job on this worker; xs_worker_job_end() finishes it. */
 void xs_worker_job_begin(struct xs_worker *w)
 {
-	if (xs_unlikely(w->dlb_gen != w->rt->dlb_gen)) {
+	if (xs_unlikely(w->dlb.gen != w->rt->dlb_gen)) {
 		xs_dlb_init(w, &w->rt->dlb);
-		w->dlb_gen = w->rt->dlb_gen;
+		w->dlb.gen = w->rt->dlb_gen;
 	}
-	w->in_job = true;
-	w->rr = 0;
+	w->own.in_job = true;
+	w->own.rr = 0;
 	/* Frames under ws and auto with local push (their default); slb,
 	 * rp and XSCHED_PUSH=rr spawn descriptors into XQueue, and so does
 	 * XSCHED_PROFILE, whose log has an event per task and spawn. */
@@ -988,7 +988,7 @@ void xs_worker_job_begin(struct xs_worker *w)
 void xs_worker_job_end(struct xs_worker *w, uint64_t t0)
 {
 	xs_barrier_arrive_and_wait(w);
-	w->in_job = false;
+	w->own.in_job = false;
 	xs_prof_end(w->log, XS_EV_THREAD, t0);
 }
 
@@ -1001,7 +1001,7 @@ void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame)
 	frame->worker = w;
 	frame->spawned = 0;
 	frame->first_slot = XS_NO_SLOT;
-	w->implicit = frame;
+	w->own.implicit = frame;
 	w->dq.ctx = frame;
 	w->dq.base = w->dq.top;
 }
@@ -1011,7 +1011,7 @@ void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame)
 {
 	xs_task_join_all(w, frame);
 	w->dq.ctx = NULL;
-	w->implicit = NULL;
+	w->own.implicit = NULL;
 }
 
 /* Run one job on this worker: the root or implicit task, then the team
