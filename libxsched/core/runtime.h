@@ -83,6 +83,9 @@ struct xs_worker_private {
 	 * recent yield lost a whole slice. */
 	uint32_t yield_costly;
 	uint32_t steal_next;            /* deque.c: where frame steals start */
+	/* How this job queues a descriptor child (worker.c: with or without
+	 * profile events, chosen at the job's start). */
+	int (*queue)(struct xs_worker *w, xs_task_fn fn, const void *arg, size_t size);
 };
 
 /*

@@ -423,14 +423,20 @@ void xs_task_count_child(struct xs_task *parent)
 	}
 }
 
-/* Queue a child of the current task; -EAGAIN, with nothing done, when
- * its queue is full (or its consumer saturated). */
-static inline int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *arg, size_t size)
+/*
+ * Queue a child of the current task; -EAGAIN, with nothing done, when
+ * its queue is full (or its consumer saturated). @log is the worker's
+ * profile log or NULL, a constant in each of the two spawn functions
+ * below: the probes of the one a job runs without a profile fold away.
+ */
+static __attribute__((always_inline)) inline int
+xs_task_queue_with(struct xs_worker *w, struct xs_profile_log *log, xs_task_fn fn,
+		   const void *arg, size_t size)
 {
 	struct xs_parker *wake;
 	struct xs_spsc *q;
 	struct xs_task *t, *cur = xs_task_ctx(w);
-	uint64_t t0 = xs_prof_begin(w->log);
+	uint64_t t0 = xs_prof_begin(log);
 
 	xs_dlb_poll(w);
 	q = xs_spawn_target(w, &wake);
@@ -440,14 +446,27 @@ static inline int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *
 		if (q == w->in[0] && cur->first_slot == XS_NO_SLOT)
 			cur->first_slot = q->head;
 		xs_task_queue_publish(w, q, t, wake);
-		xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
+		xs_prof_end(log, XS_EV_TASK_CREATE, t0);
 		return 0;
 	}
-	xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
+	xs_prof_end(log, XS_EV_TASK_CREATE, t0);
 	/* A full queue is surplus a sleeping thief should come and take. */
 	if (w->dlb.p.push == XS_PUSH_LOCAL)
 		xs_wake_a_thief(w);
 	return -EAGAIN;
+}
+
+/* The descriptor spawn of a job without a profile, and of one with:
+ * xs_worker_job_begin() puts one of them in own.queue. */
+static int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *arg, size_t size)
+{
+	return xs_task_queue_with(w, NULL, fn, arg, size);
+}
+
+static int xs_task_queue_profiled(struct xs_worker *w, xs_task_fn fn, const void *arg,
+				  size_t size)
+{
+	return xs_task_queue_with(w, w->log, fn, arg, size);
 }
 
 int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
@@ -472,7 +491,7 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 		xs_task_run_immediate(w, fn, arg, size);
 		return 0;
 	}
-	if (xs_unlikely(xs_task_queue(w, fn, arg, size)))
+	if (xs_unlikely(w->own.queue(w, fn, arg, size)))
 		xs_task_run_immediate(w, fn, arg, size);
 	return 0;
 }
@@ -494,7 +513,7 @@ int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size)
 		return -EINVAL;
 	/* Not counted here: the caller counts the task it runs now (ext.h,
 	 * xs_count_run_at_once(); xs_task_run_undeferred()). */
-	if (xs_likely(!xs_task_queue(w, fn, arg, size)))
+	if (xs_likely(!w->own.queue(w, fn, arg, size)))
 		return 0;
 	return -EAGAIN;
 }
@@ -981,6 +1000,9 @@ void xs_worker_job_begin(struct xs_worker *w)
 	 * XSCHED_PROFILE, whose log has an event per task and spawn. */
 	xs_deque_job_begin(w, w->dlb.p.push == XS_PUSH_LOCAL &&
 				      w->rt->dlb.strategy != XS_DLB_RP && !w->log);
+	/* Whether descriptor spawns record events: decided here, once, not
+	 * branched on at every spawn. */
+	w->own.queue = w->log ? xs_task_queue_profiled : xs_task_queue;
 }
 
 /* The team barrier, which returns only when every task of the job has
