@@ -289,11 +289,15 @@ static inline void xs_dlb_poll(struct xs_worker *w)
 /* dlb.c */
 int xs_dlb_config_check(const struct xs_dlb_config *cfg);
 
-/* continuation.c */
-bool xs_inject_pending(const struct xs_runtime *rt);
-bool xs_inject_take(struct xs_worker *w);
+/* Whether some continuation waits on the inject stack (continuation.c). */
+static inline bool xs_inject_pending(const struct xs_runtime *rt)
+{
+	/* Relaxed: a hint; xs_inject_take() acquires what it takes. */
+	return xs_load_relaxed(&((struct xs_runtime *)rt)->inject) != NULL;
+}
 
 /* worker.c */
+bool xs_inject_take(struct xs_worker *w);
 uintptr_t xs_thread_stack_mark(void);
 struct xs_task *xs_worker_pop(struct xs_worker *w);
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t);
@@ -307,13 +311,17 @@ void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uin
 bool xs_worker_linger(struct xs_worker *w, bool (*done)(void *), void *arg);
 void xs_worker_drain(struct xs_worker *w);
 void xs_worker_pause(struct xs_worker *w, uint64_t ns);
-void *xs_worker_main(void *arg);
-void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg);
-
-void xs_worker_job_begin(struct xs_worker *w);
-void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
+void xs_worker_spawn_begin(struct xs_worker *w);
 void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
 void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
+
+/* runtime.c: a worker thread's life. */
+void *xs_worker_main(void *arg);
+
+/* job.c */
+void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg);
+void xs_worker_job_begin(struct xs_worker *w);
+void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
 
 /* rt->loop_state: the loop's number in the high half, then the open bit,
  * the claims bit, the blocks bit, the blocks taken (XS_LOOP_TAKEN(b) for

@@ -457,7 +457,7 @@ xs_task_queue_with(struct xs_worker *w, struct xs_profile_log *log, xs_task_fn f
 }
 
 /* The descriptor spawn of a job without a profile, and of one with:
- * xs_worker_job_begin() puts one of them in own.queue. */
+ * xs_worker_spawn_begin() puts one of them in own.queue. */
 static int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *arg, size_t size)
 {
 	return xs_task_queue_with(w, NULL, fn, arg, size);
@@ -681,6 +681,27 @@ int xs_worker_id(void)
 int xs_worker_count(void)
 {
 	return xs_self ? (int)xs_self->nworkers : 0;
+}
+
+/* Move every ready continuation (continuation.c) into our master queue,
+ * running the ones that do not fit. Returns true if there were any. */
+bool xs_inject_take(struct xs_worker *w)
+{
+	struct xs_task *t, *next;
+
+	if (!xs_inject_pending(w->rt))
+		return false;
+	/* Acquire pairs with the release CAS in xs_continuation_ready() (and,
+	 * through the release sequence, with every push before it). */
+	t = xs_exchange_acquire(&w->rt->inject, NULL);
+	for (; t; t = next) {
+		next = t->next_free;
+		if (xs_spsc_reserve(w->in[0]))
+			xs_spsc_push(w->in[0], t);
+		else
+			xs_task_run_queued(w, t);
+	}
+	return true;
 }
 
 struct xs_wait_ctx {
@@ -986,14 +1007,9 @@ void xs_worker_drain(struct xs_worker *w)
 		xs_task_run_queued(w, t);
 }
 
-/* Start a job on this worker; xs_worker_job_end() finishes it. */
-void xs_worker_job_begin(struct xs_worker *w)
+/* Start of a job (job.c): how this worker spawns during it. */
+void xs_worker_spawn_begin(struct xs_worker *w)
 {
-	if (xs_unlikely(w->dlb.gen != w->rt->dlb_gen)) {
-		xs_dlb_init(w, &w->rt->dlb);
-		w->dlb.gen = w->rt->dlb_gen;
-	}
-	w->own.in_job = true;
 	w->own.rr = 0;
 	/* Frames under ws and auto with local push (their default); slb,
 	 * rp and XSCHED_PUSH=rr spawn descriptors into XQueue, and so does
@@ -1003,15 +1019,6 @@ void xs_worker_job_begin(struct xs_worker *w)
 	/* Whether descriptor spawns record events: decided here, once, not
 	 * branched on at every spawn. */
 	w->own.queue = w->log ? xs_task_queue_profiled : xs_task_queue;
-}
-
-/* The team barrier, which returns only when every task of the job has
- * completed. @t0: the job's xs_prof_begin(). */
-void xs_worker_job_end(struct xs_worker *w, uint64_t t0)
-{
-	xs_barrier_arrive_and_wait(w);
-	w->own.in_job = false;
-	xs_prof_end(w->log, XS_EV_THREAD, t0);
 }
 
 /* Make @frame the implicit task of this worker's part of a parallel job,
@@ -1034,24 +1041,4 @@ void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame)
 	xs_task_join_all(w, frame);
 	w->dq.ctx = NULL;
 	w->own.implicit = NULL;
-}
-
-/* Run one job on this worker: the root or implicit task, then the team
- * barrier, which returns only when every task of the job has completed. */
-void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg)
-{
-	uint64_t t0 = xs_prof_begin(w->log);
-	struct xs_task frame;
-
-	xs_worker_job_begin(w);
-	if (kind == XS_JOB_PARALLEL) {
-		xs_worker_implicit_begin(w, &frame);
-		fn(arg);
-		xs_worker_implicit_end(w, &frame);
-	} else if (kind == XS_JOB_RUN && w->id == 0) {
-		frame.fn = fn;
-		frame.parent = NULL;
-		xs_task_run_frame(w, &frame, arg);
-	}
-	xs_worker_job_end(w, t0);
 }
