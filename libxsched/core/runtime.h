@@ -34,34 +34,6 @@ struct xs_daemon_client;
 struct xs_loop_slot;
 struct xs_stats_page;
 
-/* Frame counters (deque.c): owner-written, summed by readers; not in
- * XS_COUNTERS, whose list is the stats page's ABI. */
-struct xs_frame_counters {
-	/* Own frames found taken at a join: the barrier's rejoined (Y). Of
-	 * those, the ones a thief ran (not claimed by the owner before
-	 * publication); counted even without statistics: gomp/task.c's
-	 * bound reads it back. */
-	xs_owned_t frames_stolen_ran;
-	xs_counter_t frames_taken;      /* frames this worker stole and ran,
-					 * from a worker of its node */
-	xs_counter_t frames_taken_remote; /* ... from another node */
-	/* Split moves up (splitreq served); counted even without
-	 * statistics: a thief's rescue watch reads it (deque_rescue.c). */
-	xs_owned_t publishes;
-	xs_counter_t idle_work_ns;      /* parked while a frame it was woken
-					 * for waited: wake to running */
-	/* deque_rescue.c: a stranded victim's private frames this worker
-	 * published on its behalf, and the claims that did so. */
-	xs_counter_t rescued_frames;
-	xs_counter_t rescues;
-	/* Writes of a ts word (deque.h; the line the owner and its thieves
-	 * share): this worker's on its own (publish, take back, reclaim,
-	 * pop-down; each CAS attempt counts) and on other workers' (steal
-	 * and rescue CAS attempts). */
-	xs_counter_t ts_writes_owner;
-	xs_counter_t ts_writes_thief;
-};
-
 /*
  * The worker loop's own state (worker.c, runtime.c, loop.c): read and
  * written by the worker's thread only - worker 0's by the thread that
@@ -99,7 +71,8 @@ struct xs_worker_private {
  *     afterwards, by anyone: one line that nobody writes.
  *  3. The owner's lines: read and written by its thread only.
  *  4. Counters: written by the owner only, read (relaxed) by the
- *     statistics, the stats page and the profile.
+ *     statistics, the stats page and the profile, and fctr.publishes by
+ *     a thief's rescue watch (deque_rescue.c).
  *  5. The shared lines, each a struct of its module's header that starts
  *     a line and fills whole lines, so that no owner-private field sits
  *     on a line another thread writes: the pool's remote stack (pushed by
