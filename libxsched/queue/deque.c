@@ -689,6 +689,27 @@ bool xs_deque_visible(struct xs_worker *w)
 	return false;
 }
 
+/*
+ * Before an idle stretch: XSCHED_RESCUE_US in ns if some other worker
+ * holds private frames (a rescue may be due then, deque_rescue.c), else
+ * 0. Only where rescues can happen: the owner's side of the rescue is a
+ * compiler barrier only with membarrier() (park.h).
+ */
+uint64_t xs_deque_rescue_park_ns(struct xs_worker *w)
+{
+	if (!xs_park_asymmetric)
+		return 0;
+	for (uint32_t k = 1; k < w->nworkers; k++) {
+		struct xs_worker *v = w->rt->workers[(w->id + k) % w->nworkers];
+
+		/* Relaxed: hints, as in xs_deque_rescue_scan(). */
+		if (xs_plain_load_relaxed(&v->dq.top) >
+		    xs_ts_split(xs_load_relaxed(&v->dqs.ts)))
+			return (uint64_t)w->rt->opt.rescue_us * 1000u;
+	}
+	return 0;
+}
+
 /* A worker woken for frames: the time since the waker published counts
  * as idle with stealable work (owner-written counter). */
 void xs_deque_woken(struct xs_worker *w)

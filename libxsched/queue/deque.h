@@ -165,9 +165,6 @@ bool xs_deque_rescue_claimed(struct xs_worker *w, uint32_t i);
 /* Thief: publish the private frames of a stranded worker. True if some
  * frames became public. */
 bool xs_deque_rescue_scan(struct xs_worker *w);
-/* Thief about to park: XSCHED_RESCUE_US in ns if another worker holds
- * private frames (a rescue may be due then), else 0. */
-uint64_t xs_deque_rescue_park_ns(struct xs_worker *w);
 
 int xs_deque_init(struct xs_worker *w);
 void xs_deque_destroy(struct xs_worker *w);
@@ -238,6 +235,10 @@ bool xs_deque_steal(struct xs_worker *w);
 /* Whether some other worker shows public frames (relaxed, a hint; used
  * after the park fence, see park.h). */
 bool xs_deque_visible(struct xs_worker *w);
+
+/* Thief about to spin or park: XSCHED_RESCUE_US in ns if another worker
+ * holds private frames (a rescue may be due then), else 0. */
+uint64_t xs_deque_rescue_park_ns(struct xs_worker *w);
 
 /* The running task's descriptor context, made when a frame run by a
  * direct call first needs one. NULL outside tasks. */
