@@ -331,7 +331,7 @@ int xs_barrier_wait(void)
 {
 	struct xs_worker *w = xs_self;
 
-	if (!w || !w->implicit || w->dq.ctx != w->implicit)
+	if (!w || !w->own.implicit || w->dq.ctx != w->own.implicit)
 		return -EPERM;
 	xs_barrier_arrive_and_wait(w);
 	return 0;

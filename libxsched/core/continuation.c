@@ -8,8 +8,10 @@
  * job cannot end while a continuation is pending. xs_continuation_ready()
  * pushes it onto the runtime's inject stack - the one place where threads
  * that are not workers hand work in - and wakes the creator. Workers empty
- * the stack with a single exchange when they look for work; since no one
- * pops a single element, the stack has no ABA problem.
+ * the stack with a single exchange when they look for work (worker.c,
+ * xs_inject_take(): the worker's loop calls into this file's stack, never
+ * the reverse); since no one pops a single element, the stack has no ABA
+ * problem.
  */
 #include <errno.h>
 #include <string.h>
@@ -57,36 +59,9 @@ void xs_continuation_ready(struct xs_continuation *c)
 	struct xs_task *head = xs_load_relaxed(&rt->inject);
 
 	/* Release publishes the descriptor (and whatever the completing
-	 * thread did before) to the acquire exchange in xs_inject_take(). */
+	 * thread did before) to the acquire exchange in xs_inject_take() (worker.c). */
 	do {
 		t->next_free = head;
 	} while (!xs_cas_weak_release(&rt->inject, &head, t));
 	xs_park_notify(&creator->park);
-}
-
-bool xs_inject_pending(const struct xs_runtime *rt)
-{
-	/* Relaxed: a hint; xs_inject_take() acquires what it takes. */
-	return xs_load_relaxed(&((struct xs_runtime *)rt)->inject) != NULL;
-}
-
-/* Move every ready continuation into our master queue (running the ones
- * that do not fit). Returns true if there were any. */
-bool xs_inject_take(struct xs_worker *w)
-{
-	struct xs_task *t, *next;
-
-	if (!xs_inject_pending(w->rt))
-		return false;
-	/* Acquire pairs with the release CAS in xs_continuation_ready() (and,
-	 * through the release sequence, with every push before it). */
-	t = xs_exchange_acquire(&w->rt->inject, NULL);
-	for (; t; t = next) {
-		next = t->next_free;
-		if (xs_spsc_reserve(w->in[0]))
-			xs_spsc_push(w->in[0], t);
-		else
-			xs_task_run_queued(w, t);
-	}
-	return true;
 }

@@ -206,21 +206,6 @@ static bool xs_deque_stranded(struct xs_worker *w, struct xs_worker *v, uint64_t
 	return false;
 }
 
-uint64_t xs_deque_rescue_park_ns(struct xs_worker *w)
-{
-	if (!xs_park_asymmetric)
-		return 0;
-	for (uint32_t k = 1; k < w->nworkers; k++) {
-		struct xs_worker *v = w->rt->workers[(w->id + k) % w->nworkers];
-
-		/* Relaxed: hints, as in xs_deque_rescue_scan(). */
-		if (xs_plain_load_relaxed(&v->dq.top) >
-		    xs_ts_split(xs_load_relaxed(&v->dqs.ts)))
-			return (uint64_t)w->rt->opt.rescue_us * 1000u;
-	}
-	return 0;
-}
-
 bool xs_deque_rescue_scan(struct xs_worker *w)
 {
 	struct xs_runtime *rt = w->rt;

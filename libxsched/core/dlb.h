@@ -50,7 +50,8 @@ static inline uint32_t xs_dlb_request_thief(uint64_t req)
 	return (uint32_t)(req & XS_DLB_THIEF_MASK);
 }
 
-/* A worker's two message cells; each line has one writer role. */
+/* A worker's two message cells, the thieves' side of the protocol; each
+ * line has one writer role. */
 struct xs_dlb_cells {
 	/* Written by this worker (the victim) only. */
 	xs_cache_aligned _Atomic uint64_t round;
@@ -72,7 +73,8 @@ struct xs_victim_view {
 	uint16_t *weight;  /* parallel to ids: higher = preferred */
 };
 
-/* The thief and victim state of one worker; owner only. */
+/* The thief and victim state of one worker: read and written by its own
+ * thread only. */
 struct xs_dlb_state {
 	/* Effective settings: the runtime's struct xs_dlb_config with push
 	 * resolved and, under auto, strategy and N/S/T/P from the guidance. */
@@ -86,6 +88,8 @@ struct xs_dlb_state {
 	uint32_t sample;         /* auto: task-size sampling countdown */
 	bool automatic;          /* XSCHED_DLB=auto: p follows task_cycles */
 	uint64_t task_cycles;    /* auto: moving average of task size (TSC) */
+	uint64_t gen;            /* rt->dlb_gen adopted into p (worker.c, at a
+				  * job's start) */
 };
 
 struct xs_worker;

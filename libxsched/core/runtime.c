@@ -69,11 +69,11 @@ static struct xs_worker *xs_worker_create(struct xs_runtime *rt, uint32_t id)
 	w->rt = rt;
 	w->id = id;
 	w->nworkers = rt->nworkers;
-	w->aux_next = 1;
+	w->own.aux_next = 1;
 	/* Before the worker's thread exists, so before any notifier. */
 	w->park.symmetric = rt->oversubscribed;
 	/* Relaxed: published with the worker (thread creation). */
-	xs_store_relaxed(&w->cpu, -1);
+	xs_store_relaxed(&w->spread.cpu, -1);
 	w->out = calloc(rt->nworkers, sizeof(*w->out));
 	w->out_worker = calloc(rt->nworkers, sizeof(*w->out_worker));
 	w->in = calloc(rt->nworkers, sizeof(*w->in));
@@ -134,8 +134,8 @@ static bool xs_job_posted(void *arg)
 	 * what it reads itself. Acquire pairs with the release in
 	 * xs_runtime_post(): the job's fields are visible once its number
 	 * is. The loop first: a loop is posted every few microseconds. */
-	return XS_LOOP_SEQ(xs_load_relaxed(&w->rt->loop_state)) != w->loop_seen ||
-	       xs_load_acquire(&w->rt->job_seq) != w->job_seen;
+	return XS_LOOP_SEQ(xs_load_relaxed(&w->rt->loop_state)) != w->own.loop_seen ||
+	       xs_load_acquire(&w->rt->job_seq) != w->own.job_seen;
 }
 
 /*
@@ -176,7 +176,7 @@ void *xs_worker_main(void *arg)
 
 	xs_self = w;
 	xs_thread_name_self(w->id);
-	w->stack_mark = xs_thread_stack_mark();
+	w->own.stack_mark = xs_thread_stack_mark();
 	if (rt->pinned)
 		xs_worker_pin(rt, w);
 	xs_worker_init_row(rt, w);
@@ -199,16 +199,16 @@ void *xs_worker_main(void *arg)
 		 * waited for: one we miss has been run without us. The next
 		 * loop is likely microseconds away: look for it alone for a
 		 * while before the full wait (xs_worker_linger()). */
-		if (XS_LOOP_SEQ(xs_load_relaxed(&rt->loop_state)) != w->loop_seen) {
+		if (XS_LOOP_SEQ(xs_load_relaxed(&rt->loop_state)) != w->own.loop_seen) {
 			xs_loop_help(w);
 			xs_worker_linger(w, xs_job_posted, w);
 		}
 		/* Acquire pairs with the release in xs_runtime_post(). No
 		 * new job is posted before this one's barrier, so the fields
 		 * read below are this job's. */
-		if (xs_load_acquire(&rt->job_seq) == w->job_seen)
+		if (xs_load_acquire(&rt->job_seq) == w->own.job_seen)
 			continue;
-		w->job_seen = xs_load_relaxed(&rt->job_seq);
+		w->own.job_seen = xs_load_relaxed(&rt->job_seq);
 		if (rt->job_kind == XS_JOB_EXIT)
 			break;
 		xs_worker_run_job(w, rt->job_kind, rt->job_fn, rt->job_arg);
@@ -449,14 +449,14 @@ static struct xs_worker *xs_runtime_enter(struct xs_runtime *rt, enum xs_job_kin
 		return NULL;
 	w0 = rt->workers[0];
 	xs_self = w0;
-	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
+	w0->own.stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
 	now = xs_now_ns();
 	xs_daemon_client_job_start(rt, now);
 	xs_stats_page_job(rt, true, now);
 	/* Worker 0 is whichever thread runs the job. */
 	xs_profile_thread(w0->log);
 	xs_runtime_post(rt, kind, fn, arg);
-	w0->job_seen = xs_load_relaxed(&rt->job_seq);
+	w0->own.job_seen = xs_load_relaxed(&rt->job_seq);
 	return w0;
 }
 

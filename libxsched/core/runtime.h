@@ -6,6 +6,7 @@
 #define XSCHED_RUNTIME_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@
 #include "base/options.h"
 #include "queue/park.h"
 #include "core/rescue.h"
+#include "core/spread.h"
 #include "obs/profile.h"
 #include "queue/spsc.h"
 #include "queue/xqueue.h"
@@ -33,94 +35,113 @@ struct xs_loop_slot;
 struct xs_stats_page;
 
 /*
- * A worker. The first lines are the owner's: only the worker's own thread
- * reads or writes them (except counters, which others read relaxed). The
- * lines others write (parker, pool's remote stack, barrier node) are
- * cache-line aligned members of their own.
+ * The worker loop's own state (worker.c, runtime.c, loop.c): read and
+ * written by the worker's thread only - worker 0's by the thread that
+ * holds the runtime's claim (xs_runtime_claim()) - and by nobody else,
+ * ever. On lines of its own, which no other thread reads or writes.
  */
-/* Frame counters (deque.c): owner-written, summed by readers; not in
- * XS_COUNTERS, whose list is the stats page's ABI. */
-struct xs_frame_counters {
-	/* Own frames found taken at a join: the barrier's rejoined (Y). Of
-	 * those, the ones a thief ran (not claimed by the owner before
-	 * publication); counted even without statistics: gomp/task.c's
-	 * bound reads it back. */
-	xs_owned_t frames_stolen_ran;
-	xs_counter_t frames_taken;      /* frames this worker stole and ran,
-					 * from a worker of its node */
-	xs_counter_t frames_taken_remote; /* ... from another node */
-	/* Split moves up (splitreq served); counted even without
-	 * statistics: a thief's rescue watch reads it (deque_rescue.c). */
-	xs_owned_t publishes;
-	xs_counter_t idle_work_ns;      /* parked while a frame it was woken
-					 * for waited: wake to running */
-	/* deque_rescue.c: a stranded victim's private frames this worker
-	 * published on its behalf, and the claims that did so. */
-	xs_counter_t rescued_frames;
-	xs_counter_t rescues;
-	/* Writes of a ts word (deque.h; the line the owner and its thieves
-	 * share): this worker's on its own (publish, take back, reclaim,
-	 * pop-down; each CAS attempt counts) and on other workers' (steal
-	 * and rescue CAS attempts). */
-	xs_counter_t ts_writes_owner;
-	xs_counter_t ts_writes_thief;
+struct xs_worker_private {
+	/* Implicit task of a parallel region (worker.c). */
+	xs_cache_aligned struct xs_task *implicit;
+	uint32_t rr;                    /* next out[] index for round-robin spawn */
+	uint32_t aux_next;              /* next auxiliary queue to scan */
+	uint32_t nest;                  /* queued tasks running nested on this stack */
+	uint32_t saturated_at;          /* nest level that raised park.saturated, or 0 */
+	uintptr_t stack_mark;           /* xs_thread_stack_mark() of the running thread */
+	uint64_t job_seen;              /* last job sequence number run (runtime.c) */
+	uint32_t loop_seen;             /* last loop number looked at (loop.c) */
+	bool in_job;                    /* between job start and barrier release */
+	/* xs_worker_yield(): parks left whose waits do not yield, since a
+	 * recent yield lost a whole slice. */
+	uint32_t yield_costly;
+	uint32_t steal_next;            /* deque.c: where frame steals start */
+	/* How this job queues a descriptor child (worker.c: with or without
+	 * profile events, chosen at the job's start). */
+	int (*queue)(struct xs_worker *w, xs_task_fn fn, const void *arg, size_t size);
 };
 
+/*
+ * A worker, laid out by who touches what, as Lace splits Worker/WorkerP
+ * and oneTBB arena_slot_shared_state/private_state (the asserts below
+ * hold it so):
+ *
+ *  1. dq: the deque's owner line, then splitreq, which thieves set
+ *     (task_inline.h). First: xs_self is also the deque's pointer.
+ *  2. Wiring, written before the worker's thread starts and only read
+ *     afterwards, by anyone: one line that nobody writes.
+ *  3. The owner's lines: read and written by its thread only.
+ *  4. Counters: written by the owner only, read (relaxed) by the
+ *     statistics, the stats page and the profile, and fctr.publishes by
+ *     a thief's rescue watch (deque_rescue.c).
+ *  5. The shared lines, each a struct of its module's header that starts
+ *     a line and fills whole lines, so that no owner-private field sits
+ *     on a line another thread writes: the pool's remote stack (pushed by
+ *     workers that free our descriptors), the parker (notifiers, wakers),
+ *     the barrier node (read by the parent), the DLB cells (requests from
+ *     thieves), the deque's ts word (thieves' CAS), the spreading CPU
+ *     (read by teammates).
+ */
 struct xs_worker {
-	/* First: xs_self, the public TLS pointer, is also the deque's. The
-	 * running task's context is dq.ctx (NULL when idle). */
+	/* 1. The running task's context is dq.ctx (NULL when idle). */
 	struct xs_deque dq;
-	struct xs_task *implicit;       /* implicit task of a parallel region */
+
+	/* 2. Wiring: set by runtime.c before the worker's thread starts. */
 	struct xs_runtime *rt;
 	uint32_t id;
 	uint32_t nworkers;
-	uint32_t rr;                    /* next out[] index for round-robin spawn */
-	uint32_t aux_next;              /* next auxiliary queue to scan */
 	uint32_t cpu_index;             /* placement: index into rt->topo->cpus */
-	uint32_t node;                  /* NUMA node index of that CPU */
+	uint32_t node;                  /* NUMA node index of that CPU (read by
+					 * victims and thieves: dlb.c, deque.c) */
 	/* out[k]: my queue inside worker (id + k) % N; out[0] is my master
 	 * queue. in[k]: the queue worker (id + k) % N pushes into me. */
 	struct xs_spsc **out;
 	struct xs_worker **out_worker;  /* consumer of out[k] */
 	struct xs_spsc **in;
-	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE */
-	uint32_t nest;                  /* queued tasks running nested on this stack */
-	uint32_t saturated_at;          /* nest level that raised park.saturated, or 0 */
-	uintptr_t stack_mark;           /* xs_thread_stack_mark() of the running thread */
-	uint64_t job_seen;              /* last job sequence number run */
-	uint32_t loop_seen;             /* last loop number looked at (loop.c) */
-	uint64_t dlb_gen;               /* rt->dlb_gen adopted into dlb */
-	bool in_job;                    /* between job start and barrier release */
-	/* Set by a spawner in xs_wake_a_thief(), cleared by this worker once
-	 * it is busy or asleep again. Relaxed both ways: a stale value only
-	 * clears rt->waking early or late, which bounds nothing unsafe. */
-	_Atomic bool woken;
-	uint32_t steal_next;            /* deque.c: where frame steals start */
-	/* worker.c, xs_worker_yield(): parks left whose waits do not yield,
-	 * since a recent yield lost a whole slice. Owner-private. */
-	uint32_t yield_costly;
-	/* spread.c: the CPU this worker was last seen on (-1: not yet),
-	 * written by it, read by teammates as a hint; when it may next move
-	 * (owner-private); the moves it made (owner-written counter). */
-	_Atomic int32_t cpu;
-	uint64_t spread_after;
-	xs_counter_t spreads;
-	/* Set by a publisher that wakes this worker (deque.c), taken by it
-	 * when it runs again: the idle-with-work clock. */
-	_Atomic uint64_t wake_ns;
+	struct xs_profile_log *log;     /* NULL unless XSCHED_PROFILE; written
+					 * by the owner, read after it stopped */
+
+	/* 3. The owner's. */
+	struct xs_worker_private own;
+	struct xs_dlb_state dlb;        /* dlb.h */
+	struct xs_barrier_state bar;    /* barrier.h */
+	struct xs_rescue_watch rescue;  /* deque_rescue.c, as a thief */
+
+	/* 4. Owner-written counters, summed by readers. */
+	xs_cache_aligned struct xs_barrier_counts bcnt; /* barrier.h: not statistics */
 	struct xs_frame_counters fctr;
-	struct xs_barrier_state bar;
-	struct xs_barrier_counts bcnt;  /* owner-written: barrier.h */
-	struct xs_dlb_state dlb;
 	struct xs_counters ctr;
-	struct xs_idle_clock idle;      /* owner-written, see stats_page.h */
-	struct xs_task_pool pool;
-	struct xs_parker park;
-	struct xs_barrier_node bnode;
-	struct xs_dlb_cells cells;
-	struct xs_deque_shared dqs;
-	struct xs_rescue_watch rescue;  /* deque_rescue.c, thief-private */
+	struct xs_idle_clock idle;      /* stats_page.h */
+
+	/* 5. The lines other threads write or read while the owner runs. */
+	struct xs_task_pool pool;       /* local and slabs owner's, remote
+					 * other workers' (task_pool.h) */
+	struct xs_parker park;          /* park.h */
+	struct xs_barrier_node bnode;   /* barrier.h */
+	struct xs_dlb_cells cells;      /* dlb.h */
+	struct xs_deque_shared dqs;     /* deque.h */
+	struct xs_spread_state spread;  /* spread.h */
 };
+
+/* Whether member @m of struct xs_worker starts a line and fills whole
+ * lines: no other member shares them. */
+#define XS_WORKER_LINES(m)                                                       \
+	(offsetof(struct xs_worker, m) % XS_CACHE_LINE == 0 &&                   \
+	 sizeof(((struct xs_worker *)0)->m) % XS_CACHE_LINE == 0)
+
+_Static_assert(offsetof(struct xs_worker, dq) == 0, "xs_self points at the deque");
+_Static_assert(offsetof(struct xs_worker, rt) == sizeof(struct xs_deque) &&
+		       offsetof(struct xs_worker, log) + sizeof(void *) <=
+			       sizeof(struct xs_deque) + XS_CACHE_LINE,
+	       "the wiring is the one line after the deque's");
+_Static_assert(XS_WORKER_LINES(own), "the owner's state starts a line of its own");
+_Static_assert(offsetof(struct xs_worker, bcnt) % XS_CACHE_LINE == 0,
+	       "the counters start a line: statistics readers stay off the owner's");
+_Static_assert(offsetof(struct xs_task_pool, remote) % XS_CACHE_LINE == 0 &&
+		       offsetof(struct xs_worker, pool) % XS_CACHE_LINE == 0,
+	       "the pool's remote stack starts a line");
+_Static_assert(XS_WORKER_LINES(park) && XS_WORKER_LINES(bnode) && XS_WORKER_LINES(cells) &&
+		       XS_WORKER_LINES(dqs) && XS_WORKER_LINES(spread),
+	       "each shared part has lines of its own");
 
 /* The most workers a runtime may have (xs_runtime_create()). */
 #define XS_RUNTIME_WORKERS_MAX 1024u
@@ -241,11 +262,15 @@ static inline void xs_dlb_poll(struct xs_worker *w)
 /* dlb.c */
 int xs_dlb_config_check(const struct xs_dlb_config *cfg);
 
-/* continuation.c */
-bool xs_inject_pending(const struct xs_runtime *rt);
-bool xs_inject_take(struct xs_worker *w);
+/* Whether some continuation waits on the inject stack (continuation.c). */
+static inline bool xs_inject_pending(const struct xs_runtime *rt)
+{
+	/* Relaxed: a hint; xs_inject_take() acquires what it takes. */
+	return xs_load_relaxed(&((struct xs_runtime *)rt)->inject) != NULL;
+}
 
 /* worker.c */
+bool xs_inject_take(struct xs_worker *w);
 uintptr_t xs_thread_stack_mark(void);
 struct xs_task *xs_worker_pop(struct xs_worker *w);
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t);
@@ -259,13 +284,17 @@ void xs_worker_wait_on(struct xs_worker *w, bool (*done)(void *), void *arg, uin
 bool xs_worker_linger(struct xs_worker *w, bool (*done)(void *), void *arg);
 void xs_worker_drain(struct xs_worker *w);
 void xs_worker_pause(struct xs_worker *w, uint64_t ns);
-void *xs_worker_main(void *arg);
-void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg);
-
-void xs_worker_job_begin(struct xs_worker *w);
-void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
+void xs_worker_spawn_begin(struct xs_worker *w);
 void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame);
 void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame);
+
+/* runtime.c: a worker thread's life. */
+void *xs_worker_main(void *arg);
+
+/* job.c */
+void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg);
+void xs_worker_job_begin(struct xs_worker *w);
+void xs_worker_job_end(struct xs_worker *w, uint64_t t0);
 
 /* rt->loop_state: the loop's number in the high half, then the open bit,
  * the claims bit, the blocks bit, the blocks taken (XS_LOOP_TAKEN(b) for

@@ -46,8 +46,8 @@ void xs_spread_note(struct xs_worker *w)
 	/* Relaxed: a hint for teammates' xs_spread(); a stale CPU costs at
 	 * most one needless or missed move. Stored only when it changed:
 	 * every wait begins here, and teammates read the line. */
-	if (xs_load_relaxed(&w->cpu) != cpu)
-		xs_store_relaxed(&w->cpu, cpu);
+	if (xs_load_relaxed(&w->spread.cpu) != cpu)
+		xs_store_relaxed(&w->spread.cpu, cpu);
 }
 
 bool xs_spread(struct xs_worker *w, uint64_t now)
@@ -61,24 +61,24 @@ bool xs_spread(struct xs_worker *w, uint64_t now)
 	/* More workers than CPUs: some must share, and moving only trades
 	 * which ones (a migration and two syscalls each time). */
 	if (!rt->opt.spread || rt->pinned || rt->oversubscribed || w->nworkers < 2 ||
-	    now < w->spread_after)
+	    now < w->spread.after)
 		return false;
 	xs_spread_note(w);
 	/* Relaxed: our own word, just written. */
-	me = xs_load_relaxed(&w->cpu);
+	me = xs_load_relaxed(&w->spread.cpu);
 	for (uint32_t i = 0; i < w->nworkers && n < 64; i++) {
 		struct xs_worker *t = rt->workers[i];
 
 		/* Relaxed: hints. A parked teammate needs no CPU, so sharing
 		 * one with it costs nothing. */
 		if (t != w && xs_load_relaxed(&t->park.state) != XS_PARK_SLEEPING) {
-			team[n] = xs_load_relaxed(&t->cpu);
+			team[n] = xs_load_relaxed(&t->spread.cpu);
 			shared |= team[n++] == me;
 		}
 	}
 	if (!shared || me < 0)
 		return false;
-	w->spread_after = now + XS_SPREAD_GAP_NS;
+	w->spread.after = now + XS_SPREAD_GAP_NS;
 	/* The mask is read here and restored below: a mask another thread
 	 * sets for this one in between is lost (a race we accept). */
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
@@ -92,7 +92,7 @@ bool xs_spread(struct xs_worker *w, uint64_t now)
 		return false;
 	/* The kernel moved us; give the whole mask back (we stay here). */
 	sched_setaffinity(0, sizeof(allowed), &allowed);
-	xs_counter_inc(&w->spreads);
+	xs_counter_inc(&w->spread.moves);
 	xs_spread_note(w);
 	return true;
 }

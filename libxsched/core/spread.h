@@ -18,6 +18,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/atomics.h"
+
+/*
+ * A worker's spreading state, on a line of its own: its owner writes
+ * every field (cpu at the start of a wait, and only when it changed;
+ * after and moves when it moves); teammates read cpu at their yield
+ * points (spread.c). Off the owner's hot lines, which teammates would
+ * otherwise pull away at every look.
+ */
+struct xs_spread_state {
+	/* The CPU the worker was last seen on (-1: not yet): a hint for
+	 * teammates, relaxed both ways. */
+	xs_cache_aligned _Atomic int32_t cpu;
+	uint64_t after;           /* when it may next move (owner-private) */
+	xs_counter_t moves;       /* the moves it made (owner-written) */
+};
+
 struct xs_worker;
 
 /*

@@ -38,7 +38,7 @@ static struct xs_task *xs_worker_pop_for(struct xs_worker *w, const struct xs_ta
 {
 	struct xs_task *t = NULL;
 
-	if (xs_likely(!w->saturated_at) || !joining ||
+	if (xs_likely(!w->own.saturated_at) || !joining ||
 	    ((t = xs_spsc_peek_newest(w->in[0])) && t->parent == joining))
 		t = xs_spsc_pop_newest(w->in[0]);
 	else
@@ -46,9 +46,9 @@ static struct xs_task *xs_worker_pop_for(struct xs_worker *w, const struct xs_ta
 	if (t || w->nworkers == 1)
 		return t;
 	for (uint32_t n = 1; n < w->nworkers; n++) {
-		uint32_t k = w->aux_next;
+		uint32_t k = w->own.aux_next;
 
-		w->aux_next = k + 1 == w->nworkers ? 1 : k + 1;
+		w->own.aux_next = k + 1 == w->nworkers ? 1 : k + 1;
 		t = xs_spsc_pop(w->in[k]);
 		if (t)
 			return t;
@@ -131,7 +131,7 @@ static void xs_task_join(struct xs_worker *w, struct xs_task *t)
 		t->first_slot = XS_NO_SLOT;
 	}
 	while (!xs_task_children_done(t) && (next = xs_spsc_peek_newest(w->in[0])) &&
-	       (!w->saturated_at || next->parent == t)) {
+	       (!w->own.saturated_at || next->parent == t)) {
 		xs_spsc_pop_newest(w->in[0]);
 		xs_task_run_queued(w, next);
 	}
@@ -224,10 +224,10 @@ uintptr_t xs_thread_stack_mark(void)
 
 static inline void xs_nest_enter(struct xs_worker *w)
 {
-	w->nest++;
-	if (xs_unlikely((uintptr_t)__builtin_frame_address(0) < w->stack_mark) &&
-	    !w->saturated_at) {
-		w->saturated_at = w->nest;
+	w->own.nest++;
+	if (xs_unlikely((uintptr_t)__builtin_frame_address(0) < w->own.stack_mark) &&
+	    !w->own.saturated_at) {
+		w->own.saturated_at = w->own.nest;
 		/* Relaxed: a hint for feeders, see xs_worker_saturated(). */
 		xs_store_relaxed(&w->park.saturated, true);
 	}
@@ -235,11 +235,11 @@ static inline void xs_nest_enter(struct xs_worker *w)
 
 static inline void xs_nest_leave(struct xs_worker *w)
 {
-	if (xs_unlikely(w->saturated_at == w->nest)) {
-		w->saturated_at = 0;
+	if (xs_unlikely(w->own.saturated_at == w->own.nest)) {
+		w->own.saturated_at = 0;
 		xs_store_relaxed(&w->park.saturated, false);
 	}
-	w->nest--;
+	w->own.nest--;
 }
 
 void xs_task_run_queued(struct xs_worker *w, struct xs_task *t)
@@ -336,9 +336,9 @@ static inline struct xs_spsc *xs_spawn_target(struct xs_worker *w, struct xs_par
 		xs_counter_inc(&w->ctr.requests_target_full);
 		xs_dlb_redirect_end(w);
 	}
-	k = w->rr;
+	k = w->own.rr;
 	if (w->dlb.p.push == XS_PUSH_RR)
-		w->rr = k + 1 == w->nworkers ? 0 : k + 1;
+		w->own.rr = k + 1 == w->nworkers ? 0 : k + 1;
 	q = w->out[k];
 	if (!k) {
 		*wake = NULL;
@@ -370,7 +370,7 @@ static void xs_wake_a_thief(struct xs_worker *w)
 		struct xs_worker *v = w->out_worker[k];
 
 		if (xs_load_relaxed(&v->park.state) == XS_PARK_SLEEPING) {
-			xs_store_relaxed(&v->woken, true);
+			xs_store_relaxed(&v->park.woken, true);
 			xs_park_wake(&v->park);
 			return;
 		}
@@ -381,9 +381,9 @@ static void xs_wake_a_thief(struct xs_worker *w)
 /* A worker woken by xs_wake_a_thief() is busy or asleep again. */
 static inline void xs_woken_settled(struct xs_worker *w)
 {
-	/* Relaxed: see the comment on worker.woken (runtime.h). */
-	if (xs_unlikely(xs_load_relaxed(&w->woken))) {
-		xs_store_relaxed(&w->woken, false);
+	/* Relaxed: see the comment on parker.woken (park.h). */
+	if (xs_unlikely(xs_load_relaxed(&w->park.woken))) {
+		xs_store_relaxed(&w->park.woken, false);
 		xs_store_relaxed(&w->rt->waking, 0);
 	}
 }
@@ -423,14 +423,20 @@ void xs_task_count_child(struct xs_task *parent)
 	}
 }
 
-/* Queue a child of the current task; -EAGAIN, with nothing done, when
- * its queue is full (or its consumer saturated). */
-static inline int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *arg, size_t size)
+/*
+ * Queue a child of the current task; -EAGAIN, with nothing done, when
+ * its queue is full (or its consumer saturated). @log is the worker's
+ * profile log or NULL, a constant in each of the two spawn functions
+ * below: the probes of the one a job runs without a profile fold away.
+ */
+static __attribute__((always_inline)) inline int
+xs_task_queue_with(struct xs_worker *w, struct xs_profile_log *log, xs_task_fn fn,
+		   const void *arg, size_t size)
 {
 	struct xs_parker *wake;
 	struct xs_spsc *q;
 	struct xs_task *t, *cur = xs_task_ctx(w);
-	uint64_t t0 = xs_prof_begin(w->log);
+	uint64_t t0 = xs_prof_begin(log);
 
 	xs_dlb_poll(w);
 	q = xs_spawn_target(w, &wake);
@@ -440,14 +446,27 @@ static inline int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *
 		if (q == w->in[0] && cur->first_slot == XS_NO_SLOT)
 			cur->first_slot = q->head;
 		xs_task_queue_publish(w, q, t, wake);
-		xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
+		xs_prof_end(log, XS_EV_TASK_CREATE, t0);
 		return 0;
 	}
-	xs_prof_end(w->log, XS_EV_TASK_CREATE, t0);
+	xs_prof_end(log, XS_EV_TASK_CREATE, t0);
 	/* A full queue is surplus a sleeping thief should come and take. */
 	if (w->dlb.p.push == XS_PUSH_LOCAL)
 		xs_wake_a_thief(w);
 	return -EAGAIN;
+}
+
+/* The descriptor spawn of a job without a profile, and of one with:
+ * xs_worker_spawn_begin() puts one of them in own.queue. */
+static int xs_task_queue(struct xs_worker *w, xs_task_fn fn, const void *arg, size_t size)
+{
+	return xs_task_queue_with(w, NULL, fn, arg, size);
+}
+
+static int xs_task_queue_profiled(struct xs_worker *w, xs_task_fn fn, const void *arg,
+				  size_t size)
+{
+	return xs_task_queue_with(w, w->log, fn, arg, size);
 }
 
 int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
@@ -472,7 +491,7 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 		xs_task_run_immediate(w, fn, arg, size);
 		return 0;
 	}
-	if (xs_unlikely(xs_task_queue(w, fn, arg, size)))
+	if (xs_unlikely(w->own.queue(w, fn, arg, size)))
 		xs_task_run_immediate(w, fn, arg, size);
 	return 0;
 }
@@ -494,7 +513,7 @@ int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size)
 		return -EINVAL;
 	/* Not counted here: the caller counts the task it runs now (ext.h,
 	 * xs_count_run_at_once(); xs_task_run_undeferred()). */
-	if (xs_likely(!xs_task_queue(w, fn, arg, size)))
+	if (xs_likely(!w->own.queue(w, fn, arg, size)))
 		return 0;
 	return -EAGAIN;
 }
@@ -664,6 +683,27 @@ int xs_worker_count(void)
 	return xs_self ? (int)xs_self->nworkers : 0;
 }
 
+/* Move every ready continuation (continuation.c) into our master queue,
+ * running the ones that do not fit. Returns true if there were any. */
+bool xs_inject_take(struct xs_worker *w)
+{
+	struct xs_task *t, *next;
+
+	if (!xs_inject_pending(w->rt))
+		return false;
+	/* Acquire pairs with the release CAS in xs_continuation_ready() (and,
+	 * through the release sequence, with every push before it). */
+	t = xs_exchange_acquire(&w->rt->inject, NULL);
+	for (; t; t = next) {
+		next = t->next_free;
+		if (xs_spsc_reserve(w->in[0]))
+			xs_spsc_push(w->in[0], t);
+		else
+			xs_task_run_queued(w, t);
+	}
+	return true;
+}
+
 struct xs_wait_ctx {
 	struct xs_worker *w;
 	bool (*done)(void *);
@@ -681,7 +721,7 @@ static bool xs_wait_has_work(void *p)
 	struct xs_wait_ctx *c = p;
 
 	return c->done(c->arg) || xs_worker_has_queued(c->w) || xs_inject_pending(c->w->rt) ||
-	       (!c->w->saturated_at && xs_deque_visible(c->w));
+	       (!c->w->own.saturated_at && xs_deque_visible(c->w));
 }
 
 /*
@@ -728,7 +768,7 @@ static void xs_worker_yield(struct xs_worker *w)
 {
 	uint64_t costly = XS_YIELD_COSTLY_NS;
 
-	if (w->yield_costly)
+	if (w->own.yield_costly)
 		return;
 	/* A co-running waiter that stopped yielding holds the CPU for up to
 	 * its spin time: not a hog, so not costly, whatever XSCHED_SPIN_US. */
@@ -737,7 +777,7 @@ static void xs_worker_yield(struct xs_worker *w)
 	xs_park_yield_open(&w->park);
 	sched_yield();
 	if (xs_park_yield_close(&w->park) > costly)
-		w->yield_costly = XS_COSTLY_PARKS;
+		w->own.yield_costly = XS_COSTLY_PARKS;
 }
 
 /*
@@ -880,7 +920,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 			xs_task_run_queued(w, t);
 			continue;
 		}
-		if (!w->saturated_at && xs_deque_steal(w)) {
+		if (!w->own.saturated_at && xs_deque_steal(w)) {
 			if (idle_since) {
 				xs_prof_end(w->log, XS_EV_STALL, stall_t0);
 				xs_idle_end(&w->idle, xs_now_ns());
@@ -891,7 +931,7 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 		}
 		if (xs_inject_take(w))
 			continue;
-		if (w->in_job)
+		if (w->own.in_job)
 			xs_dlb_idle(w);
 		if (!idle_since) {
 			idle_since = xs_now_ns();
@@ -913,8 +953,8 @@ static void xs_worker_wait_for(struct xs_worker *w, bool (*done)(void *), void *
 				xs_worker_yield(w);
 			continue;
 		}
-		if (w->yield_costly)
-			w->yield_costly--;
+		if (w->own.yield_costly)
+			w->own.yield_costly--;
 		xs_woken_settled(w);
 		/* Relaxed: nparked is a hint for xs_wake_a_thief(); a spawner
 		 * that misses this increment only wakes nobody this time, and
@@ -952,7 +992,7 @@ void xs_worker_pause(struct xs_worker *w, uint64_t ns)
 		xs_task_run_queued(w, t);
 		return;
 	}
-	if (!w->saturated_at && xs_deque_steal(w))
+	if (!w->own.saturated_at && xs_deque_steal(w))
 		return;
 	if (xs_inject_take(w))
 		return;
@@ -967,29 +1007,18 @@ void xs_worker_drain(struct xs_worker *w)
 		xs_task_run_queued(w, t);
 }
 
-/* Start a job on this worker; xs_worker_job_end() finishes it. */
-void xs_worker_job_begin(struct xs_worker *w)
+/* Start of a job (job.c): how this worker spawns during it. */
+void xs_worker_spawn_begin(struct xs_worker *w)
 {
-	if (xs_unlikely(w->dlb_gen != w->rt->dlb_gen)) {
-		xs_dlb_init(w, &w->rt->dlb);
-		w->dlb_gen = w->rt->dlb_gen;
-	}
-	w->in_job = true;
-	w->rr = 0;
+	w->own.rr = 0;
 	/* Frames under ws and auto with local push (their default); slb,
 	 * rp and XSCHED_PUSH=rr spawn descriptors into XQueue, and so does
 	 * XSCHED_PROFILE, whose log has an event per task and spawn. */
 	xs_deque_job_begin(w, w->dlb.p.push == XS_PUSH_LOCAL &&
 				      w->rt->dlb.strategy != XS_DLB_RP && !w->log);
-}
-
-/* The team barrier, which returns only when every task of the job has
- * completed. @t0: the job's xs_prof_begin(). */
-void xs_worker_job_end(struct xs_worker *w, uint64_t t0)
-{
-	xs_barrier_arrive_and_wait(w);
-	w->in_job = false;
-	xs_prof_end(w->log, XS_EV_THREAD, t0);
+	/* Whether descriptor spawns record events: decided here, once, not
+	 * branched on at every spawn. */
+	w->own.queue = w->log ? xs_task_queue_profiled : xs_task_queue;
 }
 
 /* Make @frame the implicit task of this worker's part of a parallel job,
@@ -1001,7 +1030,7 @@ void xs_worker_implicit_begin(struct xs_worker *w, struct xs_task *frame)
 	frame->worker = w;
 	frame->spawned = 0;
 	frame->first_slot = XS_NO_SLOT;
-	w->implicit = frame;
+	w->own.implicit = frame;
 	w->dq.ctx = frame;
 	w->dq.base = w->dq.top;
 }
@@ -1011,25 +1040,5 @@ void xs_worker_implicit_end(struct xs_worker *w, struct xs_task *frame)
 {
 	xs_task_join_all(w, frame);
 	w->dq.ctx = NULL;
-	w->implicit = NULL;
-}
-
-/* Run one job on this worker: the root or implicit task, then the team
- * barrier, which returns only when every task of the job has completed. */
-void xs_worker_run_job(struct xs_worker *w, enum xs_job_kind kind, xs_task_fn fn, void *arg)
-{
-	uint64_t t0 = xs_prof_begin(w->log);
-	struct xs_task frame;
-
-	xs_worker_job_begin(w);
-	if (kind == XS_JOB_PARALLEL) {
-		xs_worker_implicit_begin(w, &frame);
-		fn(arg);
-		xs_worker_implicit_end(w, &frame);
-	} else if (kind == XS_JOB_RUN && w->id == 0) {
-		frame.fn = fn;
-		frame.parent = NULL;
-		xs_task_run_frame(w, &frame, arg);
-	}
-	xs_worker_job_end(w, t0);
+	w->own.implicit = NULL;
 }

@@ -893,7 +893,7 @@ static void xs_for_part(struct xs_worker *w, struct xs_for_job *j, uint32_t b)
 	else
 		xs_for_worker(j);
 	xs_worker_implicit_end(w, &frame);
-	w->in_job = false;
+	w->own.in_job = false;
 }
 
 /*
@@ -928,7 +928,7 @@ void xs_loop_help(struct xs_worker *w)
 	uint32_t b;
 
 	for (;;) {
-		w->loop_seen = XS_LOOP_SEQ(s);
+		w->own.loop_seen = XS_LOOP_SEQ(s);
 		if (!(s & XS_LOOP_OPEN))
 			return;
 		joined = s + 1;
@@ -974,7 +974,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 	uint64_t s, now, posted, mine;
 
 	xs_self = w0;
-	w0->stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
+	w0->own.stack_mark = xs_thread_stack_mark(); /* whichever thread calls */
 	/* As at a job's start: the daemon's advice, the stats page's job
 	 * flag and worker 0's idle clock (daemon_client.h frees retired
 	 * views by job_seq, which counts barrier jobs only: a helper never
@@ -1019,7 +1019,7 @@ static int xs_for_elastic(struct xs_runtime *rt, struct xs_for_job *j)
 		if (XS_LOOP_INSIDE(s))
 			xs_blocks_rescue(rt, j, mine);
 		xs_worker_implicit_end(w0, &frame);
-		w0->in_job = false;
+		w0->own.in_job = false;
 	} else {
 		xs_for_part(w0, j, 0);
 		/* Acquire (C): the chunks of every helper that already left,

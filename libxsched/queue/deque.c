@@ -80,7 +80,6 @@ _Static_assert(sizeof(struct xs_frame) == 64, "a frame is one cache line");
 _Static_assert(offsetof(struct xs_frame, arg) == 16, "frame argument block alignment");
 _Static_assert(sizeof(((struct xs_frame *)0)->arg) == XS_TASK_ARG_MAX,
 	       "a frame carries a whole argument block");
-_Static_assert(offsetof(struct xs_worker, dq) == 0, "xs_self points at the deque");
 _Static_assert(offsetof(struct xs_deque, splitreq) == XS_CACHE_LINE,
 	       "thieves' splitreq is off the owner's line");
 
@@ -189,7 +188,7 @@ static void xs_deque_wake_one(struct xs_worker *w)
 		if (xs_load_relaxed(&v->park.state) == XS_PARK_SLEEPING) {
 			/* Relaxed: a timestamp for the idle-with-work counter,
 			 * read by the sleeper after the wake's acq_rel. */
-			xs_store_relaxed(&v->wake_ns, xs_now_ns());
+			xs_store_relaxed(&v->park.wake_ns, xs_now_ns());
 			xs_park_wake(&v->park);
 			return;
 		}
@@ -653,10 +652,10 @@ bool xs_deque_steal(struct xs_worker *w)
 		/* Nearest first would need the victim view; a rotating start
 		 * (the last victim that had work) spreads thieves. */
 		for (uint32_t j = 0; j < n - 1; j++) {
-			uint32_t k = 1 + (w->steal_next + j) % (n - 1);
+			uint32_t k = 1 + (w->own.steal_next + j) % (n - 1);
 
 			if (xs_deque_steal_from(w, rt->workers[(w->id + k) % n], &seen)) {
-				w->steal_next = k - 1;
+				w->own.steal_next = k - 1;
 				return true;
 			}
 		}
@@ -690,13 +689,34 @@ bool xs_deque_visible(struct xs_worker *w)
 	return false;
 }
 
+/*
+ * Before an idle stretch: XSCHED_RESCUE_US in ns if some other worker
+ * holds private frames (a rescue may be due then, deque_rescue.c), else
+ * 0. Only where rescues can happen: the owner's side of the rescue is a
+ * compiler barrier only with membarrier() (park.h).
+ */
+uint64_t xs_deque_rescue_park_ns(struct xs_worker *w)
+{
+	if (!xs_park_asymmetric)
+		return 0;
+	for (uint32_t k = 1; k < w->nworkers; k++) {
+		struct xs_worker *v = w->rt->workers[(w->id + k) % w->nworkers];
+
+		/* Relaxed: hints, as in xs_deque_rescue_scan(). */
+		if (xs_plain_load_relaxed(&v->dq.top) >
+		    xs_ts_split(xs_load_relaxed(&v->dqs.ts)))
+			return (uint64_t)w->rt->opt.rescue_us * 1000u;
+	}
+	return 0;
+}
+
 /* A worker woken for frames: the time since the waker published counts
  * as idle with stealable work (owner-written counter). */
 void xs_deque_woken(struct xs_worker *w)
 {
 	/* Relaxed: written by the waker before the wake's acq_rel exchange,
 	 * which our return from the futex acquired. */
-	uint64_t t = xs_exchange_relaxed(&w->wake_ns, 0);
+	uint64_t t = xs_exchange_relaxed(&w->park.wake_ns, 0);
 	uint64_t now;
 
 	if (!t)

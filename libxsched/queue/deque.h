@@ -89,6 +89,34 @@ struct xs_deque_shared {
 	xs_cache_aligned _Atomic uint64_t ts;   /* head << 32 | split */
 };
 
+/* Frame counters (deque.c): owner-written, summed by readers; not in
+ * XS_COUNTERS, whose list is the stats page's ABI. */
+struct xs_frame_counters {
+	/* Own frames found taken at a join: the barrier's rejoined (Y). Of
+	 * those, the ones a thief ran (not claimed by the owner before
+	 * publication); counted even without statistics: gomp/task.c's
+	 * bound reads it back. */
+	xs_owned_t frames_stolen_ran;
+	xs_counter_t frames_taken;      /* frames this worker stole and ran,
+					 * from a worker of its node */
+	xs_counter_t frames_taken_remote; /* ... from another node */
+	/* Split moves up (splitreq served); counted even without
+	 * statistics: a thief's rescue watch reads it (deque_rescue.c). */
+	xs_owned_t publishes;
+	xs_counter_t idle_work_ns;      /* parked while a frame it was woken
+					 * for waited: wake to running */
+	/* deque_rescue.c: a stranded victim's private frames this worker
+	 * published on its behalf, and the claims that did so. */
+	xs_counter_t rescued_frames;
+	xs_counter_t rescues;
+	/* Writes of a ts word (above; the line the owner and its thieves
+	 * share): this worker's on its own (publish, take back, reclaim,
+	 * pop-down; each CAS attempt counts) and on other workers' (steal
+	 * and rescue CAS attempts). */
+	xs_counter_t ts_writes_owner;
+	xs_counter_t ts_writes_thief;
+};
+
 static inline uint32_t xs_ts_head(uint64_t ts)
 {
 	return (uint32_t)(ts >> 32);
@@ -137,9 +165,6 @@ bool xs_deque_rescue_claimed(struct xs_worker *w, uint32_t i);
 /* Thief: publish the private frames of a stranded worker. True if some
  * frames became public. */
 bool xs_deque_rescue_scan(struct xs_worker *w);
-/* Thief about to park: XSCHED_RESCUE_US in ns if another worker holds
- * private frames (a rescue may be due then), else 0. */
-uint64_t xs_deque_rescue_park_ns(struct xs_worker *w);
 
 int xs_deque_init(struct xs_worker *w);
 void xs_deque_destroy(struct xs_worker *w);
@@ -210,6 +235,10 @@ bool xs_deque_steal(struct xs_worker *w);
 /* Whether some other worker shows public frames (relaxed, a hint; used
  * after the park fence, see park.h). */
 bool xs_deque_visible(struct xs_worker *w);
+
+/* Thief about to spin or park: XSCHED_RESCUE_US in ns if another worker
+ * holds private frames (a rescue may be due then), else 0. */
+uint64_t xs_deque_rescue_park_ns(struct xs_worker *w);
 
 /* The running task's descriptor context, made when a frame run by a
  * direct call first needs one. NULL outside tasks. */

@@ -69,7 +69,22 @@ struct xs_parker {
 	/* Set before the parker is shared, never changed: both sides fence
 	 * with seq_cst, the sleeper without membarrier() (above). */
 	bool symmetric;
+	/* Notes a waker leaves for the owner, written just before
+	 * xs_park_wake() on this line, which the wake writes anyway; the
+	 * owner reads and clears them once it runs again. Relaxed both ways,
+	 * hints that order nothing.
+	 *  woken: set by a spawner that woke the owner to come and steal
+	 *  (worker.c, xs_wake_a_thief()), cleared by the owner once it is
+	 *  busy or asleep again; a stale value only clears rt->waking early
+	 *  or late.
+	 *  wake_ns: when a publisher of frames woke it (deque.c), taken by
+	 *  the owner when it runs again: the idle-with-work clock. */
+	_Atomic bool woken;
+	_Atomic uint64_t wake_ns;
 };
+
+_Static_assert(sizeof(struct xs_parker) == XS_CACHE_LINE,
+	       "a parker is one line: notifiers and wakers touch only it");
 
 /* Set up membarrier for this process once; returns true when the cheap
  * notifier path can be used. Idempotent, thread-safe. */
