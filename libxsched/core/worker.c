@@ -469,18 +469,27 @@ static int xs_task_queue_profiled(struct xs_worker *w, xs_task_fn fn, const void
 	return xs_task_queue_with(w, w->log, fn, arg, size);
 }
 
-int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
+/* The checks both spawns make: 0, or the error they return. Workers run
+ * user code only inside tasks, so a thread that is none is refused; a
+ * frame of NULL would be called by whichever worker runs it. */
+static inline int xs_task_spawn_check(const struct xs_worker *w, xs_task_fn fn, size_t size)
 {
-	struct xs_worker *w = xs_self;
-
-	/* Workers run user code only inside tasks, so dq.ctx is set. */
 	if (xs_unlikely(!w))
 		return -EPERM;
 	if (xs_unlikely(size > XS_TASK_ARG_MAX))
 		return -E2BIG;
-	/* A frame of NULL would be called, by whichever worker runs it. */
 	if (xs_unlikely(!fn))
 		return -EINVAL;
+	return 0;
+}
+
+int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
+{
+	struct xs_worker *w = xs_self;
+	int err = xs_task_spawn_check(w, fn, size);
+
+	if (xs_unlikely(err))
+		return err;
 	if (w->dq.limit) {
 		/* Frames (ws, auto): xs_spawn() pushes below the limit; at it,
 		 * the task's XS_DEQUE_QUEUED queued children run first (or
@@ -504,13 +513,10 @@ int xs_task_spawn(xs_task_fn fn, const void *arg, size_t size)
 int xs_task_try_spawn(xs_task_fn fn, const void *arg, size_t size)
 {
 	struct xs_worker *w = xs_self;
+	int err = xs_task_spawn_check(w, fn, size);
 
-	if (xs_unlikely(!w))
-		return -EPERM;
-	if (xs_unlikely(size > XS_TASK_ARG_MAX))
-		return -E2BIG;
-	if (xs_unlikely(!fn))
-		return -EINVAL;
+	if (xs_unlikely(err))
+		return err;
 	/* Not counted here: the caller counts the task it runs now (ext.h,
 	 * xs_count_run_at_once(); xs_task_run_undeferred()). */
 	if (xs_likely(!w->own.queue(w, fn, arg, size)))
