@@ -176,5 +176,51 @@ static inline int xs_abi_pread_header(int fd, struct xs_abi_header *copy)
 	return ret;
 }
 
+/*
+ * One read section's copy of the header and of process @pid's entry in
+ * the shares (xs_abi_pread_copy() with xs_abi_pread_share_copy()). The
+ * header's layout is checked against @size before any entry is read, and
+ * entries are read only up to share_count or nshares, whichever is less:
+ * the reads stay inside the file's layout. A layout that does not fit is
+ * recorded in bad, not returned, so that a torn header is read again; the
+ * caller judges the rest (ranges, freshness) on the consistent copy.
+ */
+struct xs_abi_pread_share {
+	uint64_t size;                 /* in: the file's size */
+	uint32_t pid;                  /* in: whose entry */
+	int bad;                       /* out: the header's layout does not fit size */
+	int found;                     /* out: mine holds pid's entry */
+	struct xs_abi_header h;        /* out */
+	struct xs_abi_share mine;      /* out, when found */
+};
+
+static inline int xs_abi_pread_share_copy(int fd, void *arg)
+{
+	struct xs_abi_pread_share *s = (struct xs_abi_pread_share *)arg;
+	struct xs_abi_share batch[64];
+	uint32_t count;
+	int ret = xs_abi_pread(fd, &s->h, sizeof(s->h), 0);
+
+	s->found = 0;
+	if (ret)
+		return ret;
+	s->bad = xs_abi_check_layout(&s->h, s->size) != 0;
+	count = s->h.share_count < s->h.nshares ? s->h.share_count : s->h.nshares;
+	for (uint32_t i = 0; !s->bad && !s->found && i < count;) {
+		uint32_t k = count - i < 64 ? count - i : 64;
+
+		ret = xs_abi_pread(fd, batch, k * sizeof(*batch),
+				   s->h.share_off + (uint64_t)i * sizeof(*batch));
+		if (ret)
+			return ret;
+		for (uint32_t j = 0; j < k && !s->found; j++) {
+			s->mine = batch[j];
+			s->found = s->mine.pid == s->pid;
+		}
+		i += k;
+	}
+	return 0;
+}
+
 #endif /* POSIX.1-2008 */
 #endif /* XSCHED_ABI_PREAD_H */

@@ -146,64 +146,12 @@ static void xs_share_say(int why, const char *what)
 		xs_share.dir, what, strerror(-why));
 }
 
-/* One read section of xs_share_read(): the header, checked, and this
- * process's entry (xs_abi_pread_copy() calls it until the copy held). */
-struct xs_share_copy {
-	const void *layout;           /* the layout lines at connect */
-	size_t size;                  /* the state file's size at connect */
-	uint32_t pid;
-	struct xs_abi_header hc;
-	struct xs_abi_share mine;
-	bool found;
-	const char *what;             /* what is wrong with the copy, NULL: nothing */
-};
-
-static int xs_share_copy(int fd, void *arg)
-{
-	struct xs_share_copy *sc = arg;
-	struct xs_abi_header *hc = &sc->hc;
-	struct xs_abi_share batch[64];
-	int ret;
-
-	sc->found = false;
-	sc->what = NULL;
-	ret = xs_abi_pread(fd, hc, sizeof(*hc), 0);
-	if (ret)
-		return ret;
-	/* Everything below is checked on the copy hc, never read again from
-	 * the file; the checks of a copy that turns out torn are thrown away
-	 * with it. */
-	if (memcmp(hc, sc->layout, 2 * XS_ABI_CACHE_LINE) || xs_abi_check_layout(hc, sc->size))
-		sc->what = "its layout changed";
-	else if (hc->share_count > hc->nshares)
-		sc->what = "share_count exceeds nshares";
-	else if (!hc->share_cpus || hc->share_cpus > hc->ncpus ||
-		 hc->share_active > hc->share_count)
-		sc->what = "share_cpus or share_active out of range";
-	/* The entries in use, a batch at a time (share_count, checked above,
-	 * bounds them inside the layout). */
-	for (uint32_t i = 0; !sc->what && !sc->found && i < hc->share_count;) {
-		uint32_t k = hc->share_count - i < 64 ? hc->share_count - i : 64;
-
-		ret = xs_abi_pread(fd, batch, k * sizeof(*batch),
-				   hc->share_off + (uint64_t)i * sizeof(*batch));
-		if (ret)
-			return ret;
-		for (uint32_t j = 0; j < k && !sc->found; j++) {
-			sc->mine = batch[j];
-			sc->found = sc->mine.pid == sc->pid;
-		}
-		i += k;
-	}
-	return 0;
-}
-
 /* daemon_client.h */
 int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *out,
 		  const char **what)
 {
-	struct xs_share_copy sc = { .layout = layout, .size = size, .pid = (uint32_t)getpid() };
-	int ret = xs_abi_pread_copy(fd, xs_share_copy, &sc, NULL);
+	struct xs_abi_pread_share sc = { .size = size, .pid = (uint32_t)getpid() };
+	int ret = xs_abi_pread_copy(fd, xs_abi_pread_share_copy, &sc, NULL);
 
 	*what = NULL;
 	if (ret == -EBADMSG) {
@@ -219,19 +167,26 @@ int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *
 		*what = "cannot be read";
 		return ret;
 	}
-	*what = sc.what;
+	/* Checked on the consistent copy, never read again from the file. */
+	if (sc.bad || memcmp(&sc.h, layout, 2 * XS_ABI_CACHE_LINE))
+		*what = "its layout changed";
+	else if (sc.h.share_count > sc.h.nshares)
+		*what = "share_count exceeds nshares";
+	else if (!sc.h.share_cpus || sc.h.share_cpus > sc.h.ncpus ||
+		 sc.h.share_active > sc.h.share_count)
+		*what = "share_cpus or share_active out of range";
 	if (*what)
 		return -EBADMSG;
-	if (!xs_abi_fresh(sc.hc.heartbeat_ns, sc.hc.flags, xs_now_ns(),
-			  xs_abi_max_age(sc.hc.tick_ns)))
-		return sc.hc.flags & XS_ABI_F_EXITED ? -ESHUTDOWN : -ESTALE;
-	if (sc.found && sc.mine.cpus > sc.hc.share_cpus) {
+	if (!xs_abi_fresh(sc.h.heartbeat_ns, sc.h.flags, xs_now_ns(),
+			  xs_abi_max_age(sc.h.tick_ns)))
+		return sc.h.flags & XS_ABI_F_EXITED ? -ESHUTDOWN : -ESTALE;
+	if (sc.found && sc.mine.cpus > sc.h.share_cpus) {
 		*what = "a share larger than share_cpus";
 		return -EBADMSG;
 	}
 	out->err = 0;
-	out->share_cpus = sc.hc.share_cpus;
-	out->active = sc.hc.share_active;
+	out->share_cpus = sc.h.share_cpus;
+	out->active = sc.h.share_active;
 	if (sc.found && sc.mine.cpus) {
 		out->source = XS_SHARE_DAEMON;
 		out->cpus = sc.mine.cpus;
@@ -240,11 +195,11 @@ int xs_share_read(int fd, size_t size, const void *layout, struct xs_cpu_share *
 		 * process listed were about to run too, until the next tick
 		 * counts it. Programs started together are idle together just
 		 * before: counting only the active ones, each would take all. */
-		uint32_t others = sc.hc.share_count - (sc.found ? 1 : 0);
+		uint32_t others = sc.h.share_count - (sc.found ? 1 : 0);
 
 		out->source = XS_SHARE_NEWCOMER;
-		out->cpus = sc.hc.share_cpus /
-			    ((others > sc.hc.share_active ? others : sc.hc.share_active) + 1);
+		out->cpus = sc.h.share_cpus /
+			    ((others > sc.h.share_active ? others : sc.h.share_active) + 1);
 		if (!out->cpus)
 			out->cpus = 1;
 	}

@@ -44,7 +44,6 @@
 
 #define XS_MPI_PAGE_PERIOD_NS 100000000ull /* publications: as libxsched's pages */
 #define XS_MPI_SAMPLE_MIN_NS 1000000ull     /* the fastest sampling, whatever the tick */
-#define XS_MPI_SHARES_MAX 65536u            /* entries read from a state, at most */
 
 /*
  * The page and its sampler. Invariant: file is written by
@@ -63,9 +62,6 @@ static struct {
 	/* The sampler's own (then the stopper's, after the join). */
 	int state_fd;          /* xschedd's state file, -1: not open */
 	char state_path[4200];
-	struct xs_abi_share *shares;
-	uint32_t shares_cap;
-	uint32_t shares_count; /* in the last copy */
 	uint64_t borrowed_ns;  /* CPU-ns borrowed, summed */
 	uint32_t borrowed;     /* at the last sample */
 	uint64_t sampled_at;
@@ -82,45 +78,14 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
-/* One read section of sample_share() (xs_abi_pread_copy()): the header
- * into @arg, its layout checked against the file, then the shares. */
-static int copy_shares(int fd, void *arg)
-{
-	struct xs_abi_header *h = arg;
-	uint32_t count;
-	struct stat st;
-	int err;
-
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		return -EBADMSG;
-	err = xs_abi_pread(fd, h, sizeof(*h), 0);
-	/* The copy's layout against the file: offsets and counts in it. */
-	if (!err)
-		err = xs_abi_check_layout(h, (uint64_t)st.st_size);
-	if (err)
-		return err;
-	count = h->share_count < h->nshares ? h->share_count : h->nshares;
-	count = count < XS_MPI_SHARES_MAX ? count : XS_MPI_SHARES_MAX;
-	if (count > pg.shares_cap) {
-		struct xs_abi_share *n = realloc(pg.shares, count * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		pg.shares = n;
-		pg.shares_cap = count;
-	}
-	pg.shares_count = count;
-	return xs_abi_pread(fd, pg.shares, count * sizeof(*pg.shares), h->share_off);
-}
-
 /*
  * One sample of this process's entry in xschedd's shares: 0 and *@borrowed,
  * or -errno (no daemon, a state not understood, torn for too long, stale).
  */
 static int sample_share(uint32_t *borrowed)
 {
-	struct xs_abi_header h;
-	uint32_t pid = (uint32_t)getpid();
+	struct xs_abi_pread_share sc = { .pid = (uint32_t)getpid() };
+	struct stat st;
 	int err;
 
 	if (pg.state_fd < 0) {
@@ -128,24 +93,28 @@ static int sample_share(uint32_t *borrowed)
 		if (pg.state_fd < 0)
 			return -errno;
 	}
-	err = xs_abi_pread_copy(pg.state_fd, copy_shares, &h, NULL);
-	if (err == -EAGAIN || err == -ENOMEM)
+	if (fstat(pg.state_fd, &st) || !S_ISREG(st.st_mode)) {
+		err = -EBADMSG;
+		goto reopen;
+	}
+	sc.size = (uint64_t)st.st_size;
+	err = xs_abi_pread_copy(pg.state_fd, xs_abi_pread_share_copy, &sc, NULL);
+	if (err == -EAGAIN)
 		return err; /* the next sample tries again */
+	if (!err && sc.bad)
+		err = -EBADMSG;
 	if (err)
 		goto reopen;
-	if (!xs_abi_fresh(h.heartbeat_ns, h.flags, xs_now_ns(), xs_abi_max_age(h.tick_ns))) {
+	if (!xs_abi_fresh(sc.h.heartbeat_ns, sc.h.flags, xs_now_ns(),
+			  xs_abi_max_age(sc.h.tick_ns))) {
 		err = -ESTALE; /* exited or stopped: a new daemon writes a new file */
 		goto reopen;
 	}
-	pg.tick_ns = h.tick_ns;
+	pg.tick_ns = sc.h.tick_ns;
 	*borrowed = 0;
-	for (uint32_t i = 0; i < pg.shares_count; i++) {
-		const struct xs_abi_share *e = &pg.shares[i];
-
-		/* A count the entry itself contradicts is not believed. */
-		if (e->pid == pid && e->borrowed <= e->cpus && e->cpus <= h.share_cpus)
-			*borrowed = e->borrowed;
-	}
+	/* A count the entry itself contradicts is not believed. */
+	if (sc.found && sc.mine.borrowed <= sc.mine.cpus && sc.mine.cpus <= sc.h.share_cpus)
+		*borrowed = sc.mine.borrowed;
 	return 0;
 reopen:
 	close(pg.state_fd);
@@ -322,8 +291,5 @@ uint64_t xs_mpi_page_stop(void)
 	if (pg.state_fd >= 0)
 		close(pg.state_fd);
 	pg.state_fd = -1;
-	free(pg.shares);
-	pg.shares = NULL;
-	pg.shares_cap = 0;
 	return pg.borrowed_ns;
 }
