@@ -162,7 +162,7 @@ limit=$(sed -n 's/.*xs\.limit=\([0-9]*\).*/\1/p' /proc/cmdline)
 # SECONDS, where each of its processes and daemons waits goes to LOG
 # first, then it is killed. Returns its exit status (124: timed out).
 run_test() {
-	local t=$1 log=$2 secs=$3 pid end rc
+	local t=$1 log=$2 secs=$3 pid end
 	setsid "$t" >"$log" 2>&1 &
 	pid=$!
 	end=$((SECONDS + secs))
@@ -189,8 +189,6 @@ run_test() {
 		return 124
 	fi
 	wait "$pid"
-	rc=$?
-	return $rc
 }
 
 tests=("$build"/tests/*)
